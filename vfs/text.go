@@ -1,0 +1,253 @@
+package vfs
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"io/fs"
+	"math/bits"
+	"time"
+	"unicode/utf8"
+)
+
+// Keep says how much of a text file ReadText holds on to, in code points.
+// Negative values count as zero.
+type Keep struct {
+	Whole int // keep the whole text when it has at most this many code points
+	Head  int // otherwise keep this many from the start
+	Tail  int // and this many from the end
+}
+
+// Text is what ReadText found in a file.
+type Text struct {
+	// RawChars counts the file's code points after invalid UTF-8 was
+	// replaced; 0 for a binary file.
+	RawChars int
+	// Content is the whole text when RawChars <= Keep.Whole, else "".
+	Content string
+	// Head and Tail are the first Keep.Head and last Keep.Tail code points
+	// when RawChars > Keep.Whole, else "". They overlap when
+	// Keep.Head+Keep.Tail > RawChars.
+	Head, Tail string
+	// Binary reports a NUL byte; then the text fields are empty.
+	Binary bool
+	// Size and ModTime come from Stat before reading; a file that changes
+	// while being read may hold a different number of bytes.
+	Size    int64
+	ModTime time.Time
+}
+
+// readBufSize is the streaming read size: big enough for few syscalls,
+// small enough to be noise next to what Keep holds.
+const readBufSize = 32 << 10
+
+// ReadText streams the text file name once, holding at most
+// max(Keep.Whole, Keep.Head) + Keep.Tail code points however large the file.
+//
+// Invalid UTF-8 is replaced with U+FFFD one byte at a time, as Go's
+// conversion from string to []rune does: a truncated three-byte sequence
+// becomes two U+FFFD and RawChars counts two. Line endings are left alone
+// (CRLF stays CRLF and counts two code points). Reading stops at the first
+// NUL byte: the file is Binary, and RawChars is 0. The reader simply reads
+// to EOF, so a file growing or shrinking meanwhile yields valid text.
+//
+// Errors: errors.Is(err, fs.ErrNotExist) for a missing file, a
+// *RefusedError for a refused path, errors.Is(err, ErrIsDir) for a
+// directory, otherwise an error naming the file.
+func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
+	f, fi, err := w.openFile(name)
+	if err != nil {
+		return Text{}, err
+	}
+	defer f.Close()
+	// A small file gets a small buffer; a size of 0 may be a lie (procfs).
+	buf := make([]byte, min(readBufSize, max(fi.Size(), 512)+utf8.UTFMax))
+	t, err := readText(f, keep, buf, fi.Size())
+	if err != nil {
+		return Text{}, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
+	}
+	t.Size, t.ModTime = fi.Size(), fi.ModTime()
+	return t, nil
+}
+
+// readText does ReadText's work on r, reading through buf (tests use tiny
+// ones to split code points across reads). sizeHint, the expected byte
+// count, only presizes buffers.
+//
+// Each read is cut before an incomplete trailing sequence (carried to the
+// next read), made valid (a no-copy check in the common case), then counted
+// and appended to the prefix and the tail window in bulk.
+func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) {
+	if len(buf) < utf8.UTFMax {
+		buf = make([]byte, utf8.UTFMax) // room for an incomplete sequence plus one byte
+	}
+	keep.Whole, keep.Head, keep.Tail = max(keep.Whole, 0), max(keep.Head, 0), max(keep.Tail, 0)
+	var (
+		prefixLimit = max(keep.Whole, keep.Head)
+		prefix      = make([]byte, 0, presize(sizeHint, prefixLimit)) // the first min(count, prefixLimit) code points
+		tail        tailWindow
+		scratch     []byte // replacement output for invalid input
+		count       int    // code points so far
+		carry       int    // incomplete sequence kept at the start of buf
+	)
+	tail.keep = keep.Tail
+	for {
+		n, err := r.Read(buf[carry:])
+		n += carry
+		eof := err == io.EOF
+		if err != nil && !eof {
+			return Text{}, err
+		}
+		chunk := buf[:n]
+		if bytes.IndexByte(chunk, 0) >= 0 {
+			return Text{Binary: true}, nil
+		}
+		end := len(chunk)
+		if !eof {
+			end = completeEnd(chunk)
+		}
+		valid := chunk[:end]
+		if !utf8.Valid(valid) {
+			scratch = appendReplacingInvalid(scratch[:0], valid)
+			valid = scratch
+		}
+		runes := countRunes(valid)
+		if need := prefixLimit - count; need >= runes {
+			prefix = append(prefix, valid...)
+		} else if need > 0 {
+			prefix = append(prefix, firstRunes(valid, need)...)
+		}
+		tail.write(valid, runes)
+		count += runes
+		carry = copy(buf, chunk[end:])
+		if eof {
+			break
+		}
+	}
+	t := Text{RawChars: count}
+	if count <= keep.Whole {
+		t.Content = string(prefix)
+		return t, nil
+	}
+	t.Head = string(firstRunes(prefix, keep.Head))
+	t.Tail = string(tail.last())
+	return t, nil
+}
+
+// presize returns a starting capacity for the first limit code points of
+// a file of sizeHint bytes, never above 1 MiB whatever the hint says.
+func presize(sizeHint int64, limit int) int {
+	const most = 1 << 20
+	if limit >= most/utf8.UTFMax {
+		return int(min(max(sizeHint, 0), most))
+	}
+	return int(min(max(sizeHint, 0), int64(limit*utf8.UTFMax)))
+}
+
+// completeEnd returns where b stops holding complete sequences: before a
+// trailing lead byte whose sequence the next read may complete. A lead
+// byte is never a continuation byte, so a forward decode lands on it.
+func completeEnd(b []byte) int {
+	for k := 1; k <= utf8.UTFMax-1 && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c < utf8.RuneSelf {
+			break
+		}
+		if utf8.RuneStart(c) {
+			if !utf8.FullRune(b[len(b)-k:]) {
+				return len(b) - k
+			}
+			break
+		}
+	}
+	return len(b)
+}
+
+// appendReplacingInvalid appends b to dst with each byte of invalid UTF-8
+// replaced by U+FFFD, as Go's string to []rune conversion does.
+func appendReplacingInvalid(dst, b []byte) []byte {
+	for len(b) > 0 {
+		c, size := utf8.DecodeRune(b)
+		if c == utf8.RuneError && size == 1 {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		} else {
+			dst = append(dst, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return dst
+}
+
+// countRunes counts the code points of valid UTF-8 b: its bytes that are
+// not continuation bytes (0b10xxxxxx), eight at a time. (utf8.RuneCount
+// copies non-ASCII input to a string, allocating on every read.)
+func countRunes(b []byte) int {
+	const high = 0x8080808080808080
+	total, continuations := len(b), 0
+	for ; len(b) >= 8; b = b[8:] {
+		x := binary.LittleEndian.Uint64(b)
+		// Bit 7 of each byte survives when set and bit 6 of that byte is clear.
+		continuations += bits.OnesCount64(x &^ (x << 1) & high)
+	}
+	for _, c := range b {
+		if c&0xC0 == 0x80 {
+			continuations++
+		}
+	}
+	return total - continuations
+}
+
+// firstRunes returns the first n code points of valid UTF-8 b.
+func firstRunes(b []byte, n int) []byte {
+	for i, c := range b {
+		if c&0xC0 != 0x80 { // a code point starts here
+			if n == 0 {
+				return b[:i]
+			}
+			n--
+		}
+	}
+	return b
+}
+
+// lastRunes returns the last n code points of valid UTF-8 b.
+func lastRunes(b []byte, n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i]&0xC0 != 0x80 {
+			if n--; n == 0 {
+				return b[i:]
+			}
+		}
+	}
+	return b
+}
+
+// tailWindow keeps at least the last keep code points written to it, in
+// memory bounded by about 8*keep bytes plus one write.
+type tailWindow struct {
+	keep  int
+	buf   []byte // valid UTF-8 ending with the last code point written
+	runes int    // code points in buf
+}
+
+func (w *tailWindow) write(b []byte, runes int) {
+	if w.keep == 0 {
+		return
+	}
+	w.buf = append(w.buf, b...)
+	w.runes += runes
+	if len(w.buf) <= 8*w.keep || w.runes <= w.keep {
+		return
+	}
+	// Drop what can no longer be among the last keep code points,
+	// scanning only what stays.
+	w.buf = w.buf[:copy(w.buf, lastRunes(w.buf, w.keep))]
+	w.runes = w.keep
+}
+
+func (w *tailWindow) last() []byte {
+	return lastRunes(w.buf, w.keep)
+}

@@ -1,0 +1,238 @@
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/afero"
+)
+
+// maxLinkHops bounds symlink resolution, as the kernel's MAXSYMLINKS does.
+const maxLinkHops = 40
+
+// Workspace is a read-only view of an agent workspace: the directory root
+// inside fsys (an OsFs with root "/abs/dir", or a MemMapFs with root "" or
+// "/ws"). Every name it takes is workspace-relative and goes through Clean
+// and Resolve, so nothing outside root is ever opened. It is safe for
+// concurrent use if fsys is.
+type Workspace struct {
+	fsys afero.Fs
+	root string
+}
+
+// NewWorkspace returns the view of root inside fsys. It does no I/O.
+func NewWorkspace(fsys afero.Fs, root string) *Workspace {
+	return &Workspace{fsys: fsys, root: root}
+}
+
+// Root returns root as given, for display.
+func (w *Workspace) Root() string { return w.root }
+
+// Display returns name joined to the root ("/ws/AGENTS.md") for markers and
+// reports. It neither validates nor resolves name.
+func (w *Workspace) Display(name string) string { return path.Join(w.root, name) }
+
+// Resolve validates name with Clean and, when fsys can report symlinks
+// (afero.Lstater and afero.LinkReader, as OsFs does), follows them component
+// by component. It returns the path inside fsys to open, which need not
+// exist yet: a missing file resolves, and opening it then fails with
+// fs.ErrNotExist.
+//
+// Refusals are *RefusedError: an absolute or escaping name, a symlink whose
+// target leaves root (absolute targets count as inside only when they lie
+// under root as spelled here, so symlinked roots such as macOS /tmp are not
+// recognised), and symlink chains longer than 40 hops (loops).
+func (w *Workspace) Resolve(name string) (string, error) {
+	rel, reason := clean(name)
+	if reason != "" {
+		return "", &RefusedError{Name: name, Reason: reason}
+	}
+	lstater, ok := w.fsys.(afero.Lstater)
+	if !ok || rel == "." {
+		return w.real(rel), nil
+	}
+	return w.follow(name, rel, lstater)
+}
+
+// real maps a cleaned workspace-relative path to its path inside fsys.
+func (w *Workspace) real(rel string) string {
+	if rel == "" {
+		rel = "."
+	}
+	if w.root == "" {
+		return rel
+	}
+	return path.Join(w.root, rel)
+}
+
+// follow walks rel one component at a time, replacing each symlink by its
+// target, while keeping the walked prefix inside the root.
+func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, error) {
+	refuse := func(reason string) error { return &RefusedError{Name: name, Reason: reason} }
+	var done []string               // resolved components, inside root
+	todo := strings.Split(rel, "/") // components still to walk
+	hops := 0
+	for len(todo) > 0 {
+		elem := todo[0]
+		todo = todo[1:]
+		switch elem {
+		case "", ".":
+			continue
+		case "..": // only symlink targets bring these in
+			if len(done) == 0 {
+				return "", refuse(reasonLinkOut)
+			}
+			done = done[:len(done)-1]
+			continue
+		}
+		next := append(slices.Clip(done), elem)
+		real := w.real(strings.Join(next, "/"))
+		fi, lstatOK, err := lstater.LstatIfPossible(real)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Nothing to follow below a missing component. A ".." left
+			// in todo would make the OS fail on the missing directory;
+			// cleaning it away lexically could reach an existing file.
+			if slices.Contains(todo, "..") {
+				return "", &fs.PathError{Op: "resolve", Path: w.Display(rel), Err: fs.ErrNotExist}
+			}
+			return w.real(path.Join(append(next, todo...)...)), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if !lstatOK || fi.Mode()&fs.ModeSymlink == 0 {
+			// !lstatOK: no symlinks in this filesystem (MemMapFs, say).
+			if len(todo) > 0 && !fi.IsDir() {
+				return "", &fs.PathError{Op: "resolve", Path: w.Display(rel),
+					Err: fmt.Errorf("%s is not a directory: %w", strings.Join(next, "/"), fs.ErrNotExist)}
+			}
+			done = next
+			continue
+		}
+		if hops++; hops > maxLinkHops {
+			return "", refuse(reasonLinkLoop)
+		}
+		reader, ok := w.fsys.(afero.LinkReader)
+		if !ok {
+			return "", refuse(reasonLinkUnread)
+		}
+		target, err := reader.ReadlinkIfPossible(real)
+		if err != nil {
+			return "", fmt.Errorf("resolving %s: %w", w.Display(rel), err)
+		}
+		elems, fromRoot, ok := w.linkTarget(target)
+		if !ok {
+			return "", refuse(reasonLinkOut)
+		}
+		if fromRoot {
+			done = nil
+		}
+		todo = append(strings.Split(elems, "/"), todo...)
+	}
+	return w.real(strings.Join(done, "/")), nil
+}
+
+// linkTarget splits a symlink target into slash-separated components to
+// walk, from the root for an absolute target (ok only when it lies under
+// the root) or from the link's directory for a relative one.
+func (w *Workspace) linkTarget(target string) (elems string, fromRoot, ok bool) {
+	if target == "" || strings.IndexByte(target, 0) >= 0 {
+		return "", false, false
+	}
+	if !filepath.IsAbs(target) && !strings.HasPrefix(target, "/") {
+		return filepath.ToSlash(target), false, true
+	}
+	if w.root == "" {
+		return "", true, false
+	}
+	root, t := filepath.Clean(w.root), filepath.Clean(target)
+	if t == root {
+		return "", true, true
+	}
+	if rest, ok := strings.CutPrefix(t, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator)); ok {
+		return filepath.ToSlash(rest), true, true
+	}
+	return "", true, false
+}
+
+// Stat resolves name and returns the info of what it leads to (in-root
+// symlinks followed).
+func (w *Workspace) Stat(name string) (fs.FileInfo, error) {
+	real, err := w.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	return w.fsys.Stat(real)
+}
+
+// ReadDir lists the directory name, sorted by name whatever the backing
+// filesystem does. Entries are not followed: a symlink is listed as one;
+// Stat its path to follow it safely.
+func (w *Workspace) ReadDir(name string) ([]fs.FileInfo, error) {
+	real, err := w.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := w.fsys.Open(real)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	infos, err := f.Readdir(-1)
+	if err != nil {
+		return nil, fmt.Errorf("reading directory %s: %w", w.Display(name), err)
+	}
+	slices.SortFunc(infos, func(a, b fs.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
+	return infos, nil
+}
+
+// ReadFile returns the whole file name, or an error wrapping ErrTooLarge
+// when it holds more than maxBytes bytes (it never reads more than
+// maxBytes+1; a negative limit counts as 0). A directory gives an error
+// wrapping ErrIsDir.
+func (w *Workspace) ReadFile(name string, maxBytes int64) ([]byte, error) {
+	f, _, err := w.openFile(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	maxBytes = max(maxBytes, 0)
+	data, err := io.ReadAll(io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, &fs.PathError{Op: "read", Path: w.Display(name),
+			Err: fmt.Errorf("more than %d bytes: %w", maxBytes, ErrTooLarge)}
+	}
+	return data, nil
+}
+
+// openFile resolves and opens name, refusing directories.
+func (w *Workspace) openFile(name string) (afero.File, fs.FileInfo, error) {
+	real, err := w.Resolve(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := w.fsys.Open(real)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if fi.IsDir() {
+		f.Close()
+		return nil, nil, &fs.PathError{Op: "read", Path: w.Display(name), Err: ErrIsDir}
+	}
+	return f, fi, nil
+}

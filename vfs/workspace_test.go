@@ -1,0 +1,259 @@
+package vfs
+
+import (
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/spf13/afero"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func memWorkspace(t testing.TB, root string, files map[string]string) *Workspace {
+	t.Helper()
+	fsys := afero.NewMemMapFs()
+	prefixed := make(map[string]string, len(files))
+	for name, data := range files {
+		prefixed[filepath.Join(root, name)] = data
+	}
+	writeFiles(t, fsys, prefixed)
+	return NewWorkspace(fsys, root)
+}
+
+func TestWorkspaceMem(t *testing.T) {
+	for _, root := range []string{"", "/ws"} {
+		t.Run("root="+root, func(t *testing.T) {
+			w := memWorkspace(t, root, map[string]string{
+				"AGENTS.md":         "agents",
+				"memory/b.md":       "b",
+				"memory/a.md":       "a",
+				"memory/c.md":       "c",
+				"skills/x/SKILL.md": "skill",
+			})
+			assert.Equal(t, root, w.Root())
+			real, err := w.Resolve("memory/../AGENTS.md")
+			require.NoError(t, err)
+			assert.Equal(t, filepath.ToSlash(filepath.Join(root, "AGENTS.md")), real)
+
+			data, err := w.ReadFile("AGENTS.md", 100)
+			require.NoError(t, err)
+			assert.Equal(t, "agents", string(data))
+
+			fi, err := w.Stat("memory")
+			require.NoError(t, err)
+			assert.True(t, fi.IsDir())
+
+			infos, err := w.ReadDir("memory")
+			require.NoError(t, err)
+			var got []string
+			for _, fi := range infos {
+				got = append(got, fi.Name())
+			}
+			assert.Equal(t, []string{"a.md", "b.md", "c.md"}, got)
+
+			_, err = w.Stat("SOUL.md")
+			assert.ErrorIs(t, err, fs.ErrNotExist)
+			_, err = w.ReadText("SOUL.md", Keep{Whole: 10})
+			assert.ErrorIs(t, err, fs.ErrNotExist)
+
+			for _, name := range []string{"../AGENTS.md", "/etc/passwd", ""} {
+				_, err := w.ReadText(name, Keep{Whole: 10})
+				var refused *RefusedError
+				assert.True(t, errors.As(err, &refused), "%q: %v", name, err)
+			}
+		})
+	}
+}
+
+func TestWorkspaceDisplay(t *testing.T) {
+	assert.Equal(t, "/ws/AGENTS.md", NewWorkspace(afero.NewMemMapFs(), "/ws").Display("AGENTS.md"))
+	assert.Equal(t, "AGENTS.md", NewWorkspace(afero.NewMemMapFs(), "").Display("AGENTS.md"))
+	assert.Equal(t, "/abs/dir/memory/a.md", NewWorkspace(afero.NewMemMapFs(), "/abs/dir/").Display("memory/a.md"))
+}
+
+func TestReadFileLimit(t *testing.T) {
+	w := memWorkspace(t, "/ws", map[string]string{"ten.txt": "0123456789"})
+	data, err := w.ReadFile("ten.txt", 10)
+	require.NoError(t, err)
+	assert.Len(t, data, 10)
+
+	_, err = w.ReadFile("ten.txt", 9)
+	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.Contains(t, err.Error(), "/ws/ten.txt")
+
+	_, err = w.ReadFile(".", 9)
+	assert.ErrorIs(t, err, ErrIsDir)
+
+	data, err = w.ReadFile("ten.txt", math.MaxInt64)
+	require.NoError(t, err, "no overflow at the largest limit")
+	assert.Len(t, data, 10)
+
+	_, err = w.ReadFile("ten.txt", -1)
+	assert.ErrorIs(t, err, ErrTooLarge)
+
+	empty := memWorkspace(t, "", map[string]string{"empty.md": ""})
+	data, err = empty.ReadFile("empty.md", -1)
+	require.NoError(t, err, "a negative limit counts as 0")
+	assert.Empty(t, data)
+}
+
+func TestReadTextDirectory(t *testing.T) {
+	w := memWorkspace(t, "/ws", map[string]string{"MEMORY.md/inner.md": "x"})
+	_, err := w.ReadText("MEMORY.md", Keep{Whole: 100})
+	require.ErrorIs(t, err, ErrIsDir)
+	assert.NotErrorIs(t, err, fs.ErrNotExist)
+	var refused *RefusedError
+	assert.False(t, errors.As(err, &refused))
+	assert.Contains(t, err.Error(), "/ws/MEMORY.md")
+}
+
+// osWorkspace builds a workspace "ws" in a temporary directory, next to a
+// file "secret.txt" outside it, and returns it with its root.
+func osWorkspace(t *testing.T, files map[string]string) (*Workspace, string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	require.NoError(t, os.Mkdir(root, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(base, "secret.txt"), []byte("outside"), 0o644))
+	for name, data := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
+	}
+	return NewWorkspace(afero.NewOsFs(), root), root
+}
+
+func symlink(t *testing.T, root, name, target string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(name))
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	if err := os.Symlink(target, p); err != nil {
+		t.Skipf("symlinks unavailable: %v", err)
+	}
+}
+
+func TestResolveSymlinks(t *testing.T) {
+	w, root := osWorkspace(t, map[string]string{
+		"AGENTS.md":          "agents",
+		"personas/pirate.md": "arr",
+		"docs/deep/file.md":  "deep",
+	})
+	links := map[string]string{
+		"SOUL.md":        "personas/pirate.md",             // relative, inside
+		"TOOLS.md":       filepath.Join(root, "AGENTS.md"), // absolute, inside
+		"USER.md":        "/etc/passwd",                    // absolute, outside
+		"escape.md":      "../secret.txt",                  // relative, outside
+		"deep/escape.md": "../../x",                        // climbs above the root
+		"docs/up.md":     "../AGENTS.md",                   // climbs, stays inside
+		"linkdir":        "docs/deep",                      // a directory
+		"loop/a":         "b",                              // a → b → a
+		"loop/b":         "a",
+		"self":           "self",
+		"dangling.md":    "nowhere.md", // inside, missing
+		"chain1":         "chain2",
+		"chain2":         "SOUL.md",
+		"rootlink":       root,
+		"outdir":         filepath.Dir(root),
+		"dotlink":        ".",
+		"docs/dotted.md": "./../personas/./pirate.md",
+	}
+	for name, target := range links {
+		symlink(t, root, name, target)
+	}
+
+	allowed := []struct{ name, want string }{
+		{"SOUL.md", "personas/pirate.md"},
+		{"TOOLS.md", "AGENTS.md"},
+		{"docs/up.md", "AGENTS.md"},
+		{"linkdir/file.md", "docs/deep/file.md"},
+		{"chain1", "personas/pirate.md"},
+		{"rootlink/AGENTS.md", "AGENTS.md"},
+		{"dangling.md", "nowhere.md"},
+		{"missing/dir/file.md", "missing/dir/file.md"},
+		{"AGENTS.md", "AGENTS.md"},
+		{"rootlink", "."},
+		{"dotlink/dotlink/AGENTS.md", "AGENTS.md"},
+		{"docs/dotted.md", "personas/pirate.md"},
+	}
+	for _, tc := range allowed {
+		t.Run("allowed/"+tc.name, func(t *testing.T) {
+			got, err := w.Resolve(tc.name)
+			require.NoError(t, err)
+			assert.Equal(t, filepath.Join(root, filepath.FromSlash(tc.want)), got)
+		})
+	}
+
+	refused := []struct{ name, reason string }{
+		{"USER.md", "symlink points outside the workspace"},
+		{"escape.md", "symlink points outside the workspace"},
+		{"deep/escape.md", "symlink points outside the workspace"},
+		{"outdir/secret.txt", "symlink points outside the workspace"},
+		{"loop/a", "symlink loop"},
+		{"self", "symlink loop"},
+		{"../secret.txt", "path escapes the workspace"},
+		{root + "/AGENTS.md", "absolute path"},
+	}
+	for _, tc := range refused {
+		t.Run("refused/"+tc.name, func(t *testing.T) {
+			_, err := w.Resolve(tc.name)
+			var refusal *RefusedError
+			require.True(t, errors.As(err, &refusal), "%v", err)
+			assert.Equal(t, tc.reason, refusal.Reason)
+			assert.Equal(t, tc.name, refusal.Name)
+
+			// Every reading method refuses the same way.
+			_, err = w.ReadText(tc.name, Keep{Whole: 100})
+			assert.True(t, errors.As(err, &refusal), "ReadText: %v", err)
+			_, err = w.Stat(tc.name)
+			assert.True(t, errors.As(err, &refusal), "Stat: %v", err)
+			_, err = w.ReadFile(tc.name, 100)
+			assert.True(t, errors.As(err, &refusal), "ReadFile: %v", err)
+		})
+	}
+
+	text, err := w.ReadText("SOUL.md", Keep{Whole: 100})
+	require.NoError(t, err)
+	assert.Equal(t, "arr", text.Content)
+
+	_, err = w.ReadText("dangling.md", Keep{Whole: 100})
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	_, err = w.ReadText("AGENTS.md/child", Keep{Whole: 100})
+	assert.ErrorIs(t, err, fs.ErrNotExist, "a file used as a directory is missing, not unreadable")
+	_, err = w.ReadText("linkdir", Keep{Whole: 100})
+	assert.ErrorIs(t, err, ErrIsDir)
+
+	infos, err := w.ReadDir("linkdir")
+	require.NoError(t, err)
+	require.Len(t, infos, 1)
+	assert.Equal(t, "file.md", infos[0].Name())
+}
+
+func TestResolveMissingThenDotDot(t *testing.T) {
+	w, root := osWorkspace(t, map[string]string{"AGENTS.md": "agents"})
+	// The OS would fail on "missing/.." so Resolve must not clean it into
+	// an existing file.
+	symlink(t, root, "link", "missing/../AGENTS.md")
+	_, err := w.Resolve("link")
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+func TestReadTextUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads everything")
+	}
+	w, root := osWorkspace(t, map[string]string{"USER.md": "private"})
+	require.NoError(t, os.Chmod(filepath.Join(root, "USER.md"), 0))
+	_, err := w.ReadText("USER.md", Keep{Whole: 100})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, fs.ErrPermission)
+	assert.NotErrorIs(t, err, fs.ErrNotExist)
+	assert.Contains(t, err.Error(), "USER.md")
+}
