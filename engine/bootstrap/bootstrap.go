@@ -1,0 +1,232 @@
+// Package bootstrap decides which workspace files (AGENTS.md, SOUL.md, …) go
+// into an agent's system prompt and what of each: it applies the gates of
+// SPEC §4, the [bootstrap.replace] table and the agent:bootstrap hook, reads
+// the files through a read-only vfs.Workspace with bounded memory, fits them
+// into the per-file and total budgets with truncation markers, and reports
+// what happened to every file. It renders no templates and knows no
+// sections: the engine hands the Result to both.
+//
+// Rules that are ours to pick, in short:
+//   - Content is normalised before it is counted: CRLF becomes LF and
+//     trailing white space is trimmed. Budgets count code points.
+//   - Stable files are charged first, dynamic ones (HEARTBEAT.md, startup
+//     daily memory) against what is left, so a dynamic file can never change
+//     what a stable one gets.
+//   - A required file that is missing, refused (escaping path, symlink out
+//     of the workspace), a directory or unreadable becomes MISSING with the
+//     missing marker and the reason; an optional one is absent when missing
+//     and SKIPPED with the reason otherwise.
+//   - A file reached under two names (a hard link, an in-workspace symlink,
+//     MEMORY.md and memory.md on a case-insensitive disk) is injected once,
+//     under the first name.
+//   - A cut keeps 70% of the room left by the marker from the head and 20%
+//     from the tail; the marker counts against the budget. When not even the
+//     marker fits, as much of the marker as fits is injected and nothing of
+//     the file. Missing and binary markers are charged against the total
+//     and cut to what remains of it.
+//   - Files longer than twice the per-file budget are streamed, keeping only
+//     head and tail; their RawChars still counts CRLFs in the unseen middle.
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/sysprompt/sysprompt/vfs"
+)
+
+// Status is what happened to a bootstrap file.
+type Status string
+
+// File statuses, as the context report prints them.
+const (
+	StatusOK        Status = "OK"        // injected whole
+	StatusTruncated Status = "TRUNCATED" // injected with head, marker and tail
+	StatusMissing   Status = "MISSING"   // required and not readable; the missing marker stands in
+	StatusSkipped   Status = "SKIPPED"   // readable but not injected; see Reason
+)
+
+// Cause says which budget cut a file.
+type Cause string
+
+// Truncation causes; "" when nothing was cut.
+const (
+	CausePerFile Cause = "per-file limit"
+	CauseTotal   Cause = "total limit"
+)
+
+// Default budgets, in code points.
+const (
+	DefaultMaxChars      = 20000
+	DefaultTotalMaxChars = 60000
+)
+
+// minStart is the remaining total below which no further file starts.
+const minStart = 64
+
+// Reasons for SKIPPED and MISSING files that are not refusals or I/O errors.
+const (
+	ReasonEmpty     = "empty"
+	ReasonBinary    = "binary file"
+	ReasonExhausted = "total budget exhausted"
+	ReasonDirectory = "directory"
+	ReasonMissing   = "not found"
+)
+
+// File is the outcome for one bootstrap file.
+type File struct {
+	Name          string // identity as listed: "AGENTS.md", "memory/2026-11-29.md"
+	Path          string // workspace-relative path read; differs from Name after a replace or hook
+	Display       string // Path under the workspace root, for headings and markers
+	Content       string // injected text; "" when nothing is injected
+	RawChars      int    // code points of the normalised file
+	InjectedChars int    // code points of Content
+	Status        Status
+	Cause         Cause  // set when a budget cut the file (TRUNCATED, or SKIPPED for the total)
+	NearLimit     bool   // RawChars >= 85% of the per-file budget
+	Reason        string // why MISSING or SKIPPED
+	Dynamic       bool   // goes below the cache boundary
+	Startup       bool   // a daily memory file added on a /new or /reset turn
+}
+
+// Markers renders the text injected in place of file content. The engine
+// implements it with template partials; outputs must depend only on the
+// arguments. display is File.Display.
+type Markers interface {
+	Missing(display string) string // e.g. "[MISSING] Expected at: /ws/SOUL.md"
+	// Truncated goes between head and tail, so it carries its own line
+	// breaks; kept and raw are code points.
+	Truncated(display string, kept, raw int) string
+	Binary(display string) string
+}
+
+// Options says which files to consider and how to budget them. Nil slices
+// take the defaults below; an empty non-nil slice means none.
+type Options struct {
+	// Files are the candidate names in order. Default: AGENTS.md SOUL.md
+	// TOOLS.md IDENTITY.md USER.md HEARTBEAT.md BOOTSTRAP.md MEMORY.md
+	// memory.md.
+	Files []string
+	// Optional names are silently absent when missing; other names get the
+	// missing marker. Default: HEARTBEAT.md BOOTSTRAP.md MEMORY.md memory.md.
+	Optional []string
+	// DynamicFiles go below the cache boundary. Default: HEARTBEAT.md.
+	DynamicFiles []string
+	// SubagentFiles are all a sub-agent session gets. Default: AGENTS.md
+	// TOOLS.md.
+	SubagentFiles []string
+
+	MaxChars      int // per file; DefaultMaxChars when <= 0
+	TotalMaxChars int // all files; DefaultTotalMaxChars when <= 0
+
+	Session   string // "main" (also ""), "subagent", "cron" or "heartbeat"
+	BrandNew  bool   // the workspace is brand-new: BOOTSTRAP.md is allowed
+	Heartbeat bool   // heartbeats on and includeSystemPromptSection: HEARTBEAT.md is allowed
+
+	// Startup marks a /new or /reset turn: memory/<Yesterday>.md then
+	// memory/<Today>.md are added (chronological order), optional and
+	// dynamic. Dates are "YYYY-MM-DD" in the user's zone.
+	Startup          bool
+	Today, Yesterday string
+
+	// Omit lists names that are read (for the report) but not injected or
+	// charged, with the reason, e.g. AGENTS.md under a harness that finds
+	// it itself.
+	Omit map[string]string
+	// Replace redirects names to other workspace paths
+	// ([bootstrap.replace] "SOUL.md" = "personas/pirate.md"); names not in
+	// the list are ignored. A target outside the workspace is an error.
+	Replace map[string]string
+	Hook    Hook // optional agent:bootstrap hook, run after Replace
+
+	Markers Markers // required
+	Cache   *Cache  // optional
+}
+
+// Result is the outcome of Load.
+type Result struct {
+	Files          []File // stable files in list order, then dynamic ones
+	MaxChars       int    // the effective per-file budget
+	TotalMaxChars  int    // the effective total budget
+	TotalRaw       int
+	TotalInjected  int
+	TotalNearLimit bool // TotalInjected >= 85% of TotalMaxChars
+	// Signature identifies what was cut (limits, and name, raw and
+	// injected sizes and cause of each cut file) as deterministic JSON;
+	// "" when nothing was cut. See ShouldWarn.
+	Signature string
+}
+
+// Stable returns the files above the cache boundary.
+func (r Result) Stable() []File {
+	return slices.DeleteFunc(slices.Clone(r.Files), func(f File) bool { return f.Dynamic })
+}
+
+// Dynamic returns the files below the cache boundary.
+func (r Result) Dynamic() []File {
+	return slices.DeleteFunc(slices.Clone(r.Files), func(f File) bool { return !f.Dynamic })
+}
+
+func defaultFiles() []string {
+	return []string{"AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
+		"HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md", "memory.md"}
+}
+
+func defaultOptional() []string {
+	return []string{"HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md", "memory.md"}
+}
+
+// Load resolves, reads and budgets the bootstrap files of ws. Bad options,
+// a failing hook and a hook or replace path outside the workspace are
+// errors; a problem with one file is reported on that File instead.
+func Load(ctx context.Context, ws *vfs.Workspace, opts Options) (Result, error) {
+	if ws == nil {
+		return Result{}, errors.New("bootstrap: no workspace")
+	}
+	if opts.Markers == nil {
+		return Result{}, errors.New("bootstrap: Options.Markers is nil")
+	}
+	p := newPlan(opts)
+	list, err := p.candidates()
+	if err != nil {
+		return Result{}, err
+	}
+	if opts.Hook != nil {
+		if list, err = p.runHook(ctx, ws, list); err != nil {
+			return Result{}, err
+		}
+	}
+	// Stable files are charged first, whatever the list order.
+	ordered := slices.Concat(
+		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return c.dynamic }),
+		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return !c.dynamic }),
+	)
+	l := &loader{ws: ws, plan: p, remaining: p.total}
+	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total}
+	for _, c := range ordered {
+		if err := ctx.Err(); err != nil {
+			return Result{}, fmt.Errorf("bootstrap: %w", err)
+		}
+		f, ok, err := l.load(c)
+		if err != nil {
+			return Result{}, err
+		}
+		if !ok {
+			continue
+		}
+		res.Files = append(res.Files, f)
+		res.TotalRaw += f.RawChars
+		res.TotalInjected += f.InjectedChars
+	}
+	res.TotalNearLimit = res.TotalInjected >= nearLimit(p.total)
+	res.Signature = signature(p.maxChars, p.total, res.Files)
+	return res, nil
+}
+
+// nearLimit is the size at which a budget counts as nearly used: 85%,
+// rounded up.
+func nearLimit(budget int) int {
+	return budget - share(budget, 15)
+}

@@ -1,0 +1,153 @@
+package bootstrap
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Entry is one bootstrap file as a hook sees it.
+type Entry struct {
+	Name string `json:"name"` // identity in the prompt and the report, e.g. "SOUL.md"
+	Path string `json:"path"` // workspace-relative path to read; "" means Name
+}
+
+// Event is what the agent:bootstrap hook receives: the resolved file list,
+// after gates and the session filter, before any file is read.
+type Event struct {
+	Type      string  `json:"type"`      // always "agent"
+	Action    string  `json:"action"`    // always "bootstrap"
+	Workspace string  `json:"workspace"` // the workspace root as shown to the model
+	Session   string  `json:"session"`   // main, subagent, cron or heartbeat
+	Files     []Entry `json:"files"`
+}
+
+// Hook may add, remove, reorder or redirect bootstrap files by returning a
+// new list. Paths must stay inside the workspace; one that does not fails
+// the Load, because the hook is the user's own code and a silent skip would
+// hide their bug.
+type Hook func(ctx context.Context, ev Event) ([]Entry, error)
+
+// DefaultHookTimeout bounds a CommandHook given no timeout.
+const DefaultHookTimeout = 10 * time.Second
+
+// Bounds on what a hook command may print, so a runaway command cannot
+// exhaust memory.
+const (
+	maxHookStdout = 1 << 20
+	maxHookStderr = 64 << 10
+)
+
+// CommandHook returns a Hook that runs command with "sh -c" (so it needs a
+// POSIX shell; Windows is not supported). The Event is written to its stdin
+// as JSON; it must print the new list to stdout as one JSON object:
+//
+//	{"files": [{"name": "SOUL.md", "path": "personas/pirate.md"}, {"name": "AGENTS.md"}]}
+//
+// "path" may be left out to mean the name. Unknown fields, trailing data, a
+// missing "files" key, more than 1 MiB of output, a non-zero exit (the error
+// quotes the first line of stderr) and running longer than timeout
+// (DefaultHookTimeout when timeout <= 0; the command's process group is
+// killed) are errors.
+func CommandHook(command string, timeout time.Duration) Hook {
+	if timeout <= 0 {
+		timeout = DefaultHookTimeout
+	}
+	return func(ctx context.Context, ev Event) ([]Entry, error) {
+		input, err := json.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap hook %q: encode event: %w", command, err)
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+
+		cmd := exec.CommandContext(ctx, "sh", "-c", command)
+		cmd.Stdin = bytes.NewReader(input)
+		stdout := &limitedBuffer{limit: maxHookStdout}
+		stderr := &limitedBuffer{limit: maxHookStderr}
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		killGroup(cmd)
+		// Children that keep the pipes open must not hold Wait forever.
+		cmd.WaitDelay = time.Second
+
+		if err := cmd.Run(); err != nil {
+			if ctxErr := ctx.Err(); errors.Is(ctxErr, context.DeadlineExceeded) {
+				return nil, fmt.Errorf("bootstrap hook %q: timed out after %s: %w", command, timeout, ctxErr)
+			} else if ctxErr != nil {
+				return nil, fmt.Errorf("bootstrap hook %q: %w", command, ctxErr)
+			}
+			if line := firstLine(stderr.String()); line != "" {
+				return nil, fmt.Errorf("bootstrap hook %q: %w: %s", command, err, line)
+			}
+			return nil, fmt.Errorf("bootstrap hook %q: %w", command, err)
+		}
+		if stdout.overflow {
+			return nil, fmt.Errorf("bootstrap hook %q: output exceeds %d bytes", command, maxHookStdout)
+		}
+		files, err := parseHookOutput(stdout.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap hook %q: %w", command, err)
+		}
+		return files, nil
+	}
+}
+
+// parseHookOutput decodes {"files": [...]} strictly.
+func parseHookOutput(out []byte) ([]Entry, error) {
+	if len(bytes.TrimSpace(out)) == 0 {
+		return nil, errors.New(`printed nothing; expected {"files": [...]}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	var doc struct {
+		Files *[]Entry `json:"files"`
+	}
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf(`bad output (expected {"files": [...]}): %w`, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("bad output: data after the JSON object")
+	}
+	if doc.Files == nil {
+		return nil, errors.New(`bad output: missing "files"`)
+	}
+	return *doc.Files, nil
+}
+
+// firstLine returns the first non-blank line of s, trimmed.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
+}
+
+// limitedBuffer keeps the first limit bytes written and notes any excess;
+// it never fails a write, so the command is not killed by a broken pipe.
+// It wraps rather than embeds bytes.Buffer, whose ReadFrom would let
+// io.Copy bypass the limit.
+type limitedBuffer struct {
+	buf      bytes.Buffer
+	limit    int
+	overflow bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.buf.Len(); len(p) > room {
+		b.overflow = true
+		b.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+func (b *limitedBuffer) Bytes() []byte  { return b.buf.Bytes() }
+func (b *limitedBuffer) String() string { return b.buf.String() }

@@ -1,0 +1,83 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCommandHook(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	ev := Event{Type: "agent", Action: "bootstrap", Workspace: "/ws", Session: "main",
+		Files: []Entry{{Name: "AGENTS.md", Path: "AGENTS.md"}, {Name: "SOUL.md", Path: "SOUL.md"}}}
+	tests := []struct {
+		name    string
+		command string
+		timeout time.Duration
+		want    []Entry
+		wantErr string
+	}{
+		{
+			name: "rewrites the list from stdin",
+			// The event ends with its "files" array; keep it, redirect SOUL.md.
+			command: `sed -e 's/^.*"files"/{"files"/' -e 's#"path":"SOUL.md"#"path":"personas/pirate.md"#'`,
+			want:    []Entry{{Name: "AGENTS.md", Path: "AGENTS.md"}, {Name: "SOUL.md", Path: "personas/pirate.md"}},
+		},
+		{
+			name:    "path may be left out",
+			command: `echo '{"files": [{"name": "USER.md"}]}'`,
+			want:    []Entry{{Name: "USER.md"}},
+		},
+		{
+			name:    "empty list removes everything",
+			command: `echo '{"files": []}'`,
+			want:    []Entry{},
+		},
+		{name: "non-zero exit quotes stderr", command: `echo "  first problem" >&2; echo second >&2; exit 3`,
+			wantErr: `bootstrap hook "echo \"  first problem\" >&2; echo second >&2; exit 3": exit status 3: first problem`},
+		{name: "timeout", command: "sleep 5", timeout: 100 * time.Millisecond, wantErr: `bootstrap hook "sleep 5": timed out after 100ms`},
+		{name: "junk", command: "echo hello there", wantErr: "bad output"},
+		{name: "nothing printed", command: "true", wantErr: "printed nothing"},
+		{name: "unknown field", command: `echo '{"files": [], "extra": 1}'`, wantErr: `unknown field "extra"`},
+		{name: "unknown entry field", command: `echo '{"files": [{"name": "A", "file": "B"}]}'`, wantErr: `unknown field "file"`},
+		{name: "missing files", command: `echo '{}'`, wantErr: `missing "files"`},
+		{name: "trailing data", command: `echo '{"files": []} {}'`, wantErr: "data after the JSON object"},
+		{name: "too much output", command: `head -c 2000000 /dev/zero | tr '\0' ' '`, wantErr: "output exceeds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CommandHook(tt.command, tt.timeout)(context.Background(), ev)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestCommandHookTimeoutIsDeadlineExceeded(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	// The child keeps stdout open; the process group kill must still end it.
+	_, err := CommandHook("sleep 5 & sleep 5", 50*time.Millisecond)(context.Background(), Event{})
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.DeadlineExceeded))
+}
+
+func TestCommandHookCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := CommandHook("true", time.Second)(ctx, Event{})
+	assert.ErrorIs(t, err, context.Canceled)
+}

@@ -1,0 +1,225 @@
+package bootstrap
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sysprompt/sysprompt/vfs"
+)
+
+// readWindow is how much of a file is read for a per-file budget of
+// maxChars. Files are normalised after reading (CRLF to LF, trailing white
+// space trimmed), which can halve a count, so the window is twice the
+// largest cut plus slack: any file up to 2*maxChars+64 code points is read
+// whole and counted exactly, and a longer one still yields enough head and
+// tail for its cut.
+func readWindow(maxChars int) vfs.Keep {
+	maxChars = min(maxChars, math.MaxInt/4) // keep the sums below from overflowing
+	head, tail := maxKept(maxChars)
+	return vfs.Keep{Whole: 2*maxChars + minStart, Head: 2 * head, Tail: 2*tail + minStart}
+}
+
+// text is a file as read and normalised, with its counts; this is what the
+// Cache keeps, so warm loads neither read nor count again.
+type text struct {
+	whole      bool   // head is the whole normalised file; tail is the same
+	head, tail string // the whole file, or the start and the end of a long one
+	headChars  int
+	tailChars  int
+	raw        int // code points of the normalised file
+	binary     bool
+	size       int64
+	modTime    time.Time
+}
+
+// normalized applies normalize to what was read. A file read whole gets an
+// exact count. Of a longer file only head and tail are at hand: CRLFs are
+// dropped in both and trailing white space in the tail, and the count is
+// corrected for what was dropped there; CRLFs in the unseen middle are still
+// counted, so its RawChars may be slightly high.
+func normalized(t vfs.Text) text {
+	out := text{binary: t.Binary, size: t.Size, modTime: t.ModTime}
+	if t.Head == "" && t.Tail == "" {
+		out.whole = true
+		out.head = normalize(t.Content)
+		out.tail = out.head
+		out.raw = runeCount(out.head)
+		out.headChars, out.tailChars = out.raw, out.raw
+		return out
+	}
+	out.head = strings.ReplaceAll(t.Head, "\r\n", "\n")
+	out.tail = normalize(t.Tail)
+	out.headChars, out.tailChars = runeCount(out.head), runeCount(out.tail)
+	out.raw = t.RawChars - (runeCount(t.Head) - out.headChars) - (runeCount(t.Tail) - out.tailChars)
+	return out
+}
+
+// loader reads and budgets candidates in charging order.
+type loader struct {
+	ws        *vfs.Workspace
+	plan      *plan
+	remaining int
+	loaded    []loaded // files already taken, for duplicate detection
+}
+
+type loaded struct {
+	name string
+	real string
+	info fs.FileInfo
+	text text
+}
+
+// load returns the File for c, or ok=false when c is left out entirely
+// (optional and missing, or a second name for a file already taken).
+func (l *loader) load(c candidate) (f File, ok bool, err error) {
+	f = File{Name: c.Name, Path: c.Path, Display: l.ws.Display(c.Path), Dynamic: c.dynamic, Startup: c.startup}
+
+	real, err := l.ws.Resolve(c.Path)
+	if err != nil {
+		var refused *vfs.RefusedError
+		if c.redirected && errors.As(err, &refused) {
+			return File{}, false, fmt.Errorf("bootstrap: %s -> %s: %w", c.Name, c.Path, err)
+		}
+		return l.unavailable(f, c, err)
+	}
+	info, err := l.ws.Stat(c.Path)
+	if err != nil {
+		return l.unavailable(f, c, err)
+	}
+	if info.IsDir() {
+		return l.unavailable(f, c, vfs.ErrIsDir)
+	}
+	if l.duplicate(c, real, info, nil) {
+		return File{}, false, nil
+	}
+	t, err := l.read(c.Path, real, info)
+	if err != nil {
+		return l.unavailable(f, c, err)
+	}
+	if l.duplicate(c, real, info, &t) {
+		return File{}, false, nil
+	}
+	l.loaded = append(l.loaded, loaded{name: c.Name, real: real, info: info, text: t})
+
+	if t.binary {
+		f.Status, f.Reason = StatusSkipped, ReasonBinary
+		l.injectMarker(&f, l.plan.opts.Markers.Binary(f.Display))
+		return f, true, nil
+	}
+	f.RawChars = t.raw
+	f.NearLimit = t.raw >= nearLimit(l.plan.maxChars)
+	budget := min(l.plan.maxChars, l.remaining)
+	switch {
+	case t.raw == 0:
+		f.Status, f.Reason = StatusSkipped, ReasonEmpty
+	case c.omit != "":
+		f.Status, f.Reason = StatusSkipped, c.omit
+	case l.remaining < minStart:
+		f.Status, f.Reason, f.Cause = StatusSkipped, ReasonExhausted, CauseTotal
+	case t.whole && t.raw <= budget:
+		f.Status = StatusOK
+		l.inject(&f, t.head, t.raw)
+	default:
+		f.Status, f.Cause = StatusTruncated, CauseTotal
+		if t.raw > l.plan.maxChars {
+			f.Cause = CausePerFile
+		}
+		marker := func(kept int) string { return l.plan.opts.Markers.Truncated(f.Display, kept, t.raw) }
+		cut, chars := truncate(t, budget, marker)
+		l.inject(&f, cut, chars)
+	}
+	return f, true, nil
+}
+
+// read returns the file's text, from the cache when it is current.
+func (l *loader) read(path, real string, info fs.FileInfo) (text, error) {
+	keep := l.plan.keep
+	if t, ok := l.plan.opts.Cache.get(real, info.Size(), info.ModTime(), keep); ok {
+		return t, nil
+	}
+	raw, err := l.ws.ReadText(path, keep)
+	if err != nil {
+		return text{}, err
+	}
+	t := normalized(raw)
+	l.plan.opts.Cache.put(real, keep, t)
+	return t, nil
+}
+
+// duplicate reports whether c is a file already loaded under another name:
+// the same resolved path, or os.SameFile for infos from the OS. Infos from
+// an in-memory filesystem carry no identity (Sys() is nil); there, names
+// that differ only in case (MEMORY.md, memory.md) count as one file when
+// size, modification time and the text read agree, which needs the text
+// (t != nil).
+func (l *loader) duplicate(c candidate, real string, info fs.FileInfo, t *text) bool {
+	for _, prev := range l.loaded {
+		if t == nil {
+			if prev.real == real || os.SameFile(prev.info, info) {
+				return true
+			}
+			continue
+		}
+		if info.Sys() != nil || prev.info.Sys() != nil || !strings.EqualFold(prev.name, c.Name) {
+			continue
+		}
+		if prev.info.Size() == info.Size() && prev.info.ModTime().Equal(info.ModTime()) &&
+			prev.text.raw == t.raw && prev.text.binary == t.binary &&
+			prev.text.head == t.head && prev.text.tail == t.tail {
+			return true
+		}
+	}
+	return false
+}
+
+// unavailable reports a file that could not be read: missing optional
+// files vanish, other problems are MISSING (required) or SKIPPED (optional
+// or omitted) with the reason.
+func (l *loader) unavailable(f File, c candidate, err error) (File, bool, error) {
+	missing := errors.Is(err, fs.ErrNotExist)
+	if missing && c.optional {
+		return File{}, false, nil
+	}
+	f.Reason = reasonFor(err)
+	if c.optional || c.omit != "" {
+		f.Status = StatusSkipped
+		if c.omit != "" {
+			f.Reason = c.omit + "; " + f.Reason
+		}
+		return f, true, nil
+	}
+	f.Status = StatusMissing
+	l.injectMarker(&f, l.plan.opts.Markers.Missing(f.Display))
+	return f, true, nil
+}
+
+func reasonFor(err error) string {
+	var refused *vfs.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return refused.Reason
+	case errors.Is(err, fs.ErrNotExist):
+		return ReasonMissing
+	case errors.Is(err, vfs.ErrIsDir):
+		return ReasonDirectory
+	}
+	return err.Error()
+}
+
+// inject sets f's content to s, of chars code points, and charges it.
+func (l *loader) inject(f *File, s string, chars int) {
+	f.Content, f.InjectedChars = s, chars
+	l.remaining -= chars
+}
+
+// injectMarker injects a marker in place of a file, cut to what remains of
+// the total: markers are not budgeted like files and may meet a spent total.
+func (l *loader) injectMarker(f *File, marker string) {
+	s := clamp(marker, l.remaining)
+	l.inject(f, s, runeCount(s))
+}

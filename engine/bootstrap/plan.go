@@ -1,0 +1,177 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sysprompt/sysprompt/vfs"
+)
+
+// candidate is a file to load, with what the plan knows about it.
+type candidate struct {
+	Entry
+	optional bool
+	dynamic  bool
+	startup  bool
+	// redirected paths came from Replace or the hook; a refusal for them
+	// is an error, since the user chose them.
+	redirected bool
+	omit       string
+}
+
+// plan holds the options with defaults applied.
+type plan struct {
+	opts     Options
+	maxChars int
+	total    int
+	optional map[string]bool
+	dynamic  map[string]bool
+	subagent map[string]bool
+	startup  map[string]bool
+	keep     vfs.Keep // what to read of every file; see readWindow
+}
+
+func newPlan(opts Options) *plan {
+	p := &plan{opts: opts, maxChars: opts.MaxChars, total: opts.TotalMaxChars}
+	if p.maxChars <= 0 {
+		p.maxChars = DefaultMaxChars
+	}
+	if p.total <= 0 {
+		p.total = DefaultTotalMaxChars
+	}
+	if p.opts.Session == "" {
+		p.opts.Session = "main"
+	}
+	if p.opts.Files == nil {
+		p.opts.Files = defaultFiles()
+	}
+	p.optional = setOf(opts.Optional, defaultOptional())
+	p.dynamic = setOf(opts.DynamicFiles, []string{"HEARTBEAT.md"})
+	p.subagent = setOf(opts.SubagentFiles, []string{"AGENTS.md", "TOOLS.md"})
+	p.startup = map[string]bool{}
+	p.keep = readWindow(p.maxChars)
+	return p
+}
+
+func setOf(names, def []string) map[string]bool {
+	if names == nil {
+		names = def
+	}
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
+
+// candidates builds the file list: gates, startup memory, session filter,
+// then Replace.
+func (p *plan) candidates() ([]candidate, error) {
+	switch p.opts.Session {
+	case "main", "subagent", "cron", "heartbeat":
+	default:
+		return nil, fmt.Errorf("bootstrap: unknown session kind %q (allowed: main, subagent, cron, heartbeat)", p.opts.Session)
+	}
+	var names []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	for _, name := range p.opts.Files {
+		switch {
+		case name == "BOOTSTRAP.md" && !p.opts.BrandNew,
+			name == "HEARTBEAT.md" && !p.opts.Heartbeat:
+			continue
+		}
+		add(name)
+	}
+	if p.opts.Startup {
+		for _, day := range []string{p.opts.Yesterday, p.opts.Today} {
+			if day == "" {
+				continue
+			}
+			if _, err := time.Parse(time.DateOnly, day); err != nil {
+				return nil, fmt.Errorf("bootstrap: startup memory date %q is not YYYY-MM-DD", day)
+			}
+			name := "memory/" + day + ".md"
+			p.startup[name] = true
+			add(name)
+		}
+	}
+	var list []candidate
+	for _, name := range names {
+		path, err := vfs.Clean(name)
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap: file name %q: %w", name, err)
+		}
+		c := candidate{Entry: Entry{Name: name, Path: path}}
+		if target, ok := p.opts.Replace[name]; ok {
+			if c.Path, err = vfs.Clean(target); err != nil {
+				return nil, fmt.Errorf("bootstrap: replace %q: %w", name, err)
+			}
+			c.redirected = true
+		}
+		list = append(list, c)
+	}
+	return p.classify(p.filter(list)), nil
+}
+
+// filter applies the session filter.
+func (p *plan) filter(list []candidate) []candidate {
+	if p.opts.Session != "subagent" {
+		return list
+	}
+	return slices.DeleteFunc(list, func(c candidate) bool { return !p.subagent[c.Name] })
+}
+
+// classify sets the per-name properties, which follow the name wherever
+// the hook moved or put it.
+func (p *plan) classify(list []candidate) []candidate {
+	for i := range list {
+		c := &list[i]
+		c.startup = p.startup[c.Name]
+		c.optional = p.optional[c.Name] || c.startup
+		c.dynamic = p.dynamic[c.Name] || c.startup
+		c.omit = p.opts.Omit[c.Name]
+	}
+	return list
+}
+
+// runHook hands the list to the hook and validates what comes back.
+func (p *plan) runHook(ctx context.Context, ws *vfs.Workspace, list []candidate) ([]candidate, error) {
+	ev := Event{Type: "agent", Action: "bootstrap", Workspace: ws.Root(), Session: p.opts.Session,
+		Files: make([]Entry, len(list))}
+	before := map[Entry]bool{}
+	for i, c := range list {
+		ev.Files[i] = c.Entry
+		if !c.redirected {
+			before[c.Entry] = true
+		}
+	}
+	entries, err := p.opts.Hook(ctx, ev)
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap: agent:bootstrap hook: %w", err)
+	}
+	out := make([]candidate, 0, len(entries))
+	for i, e := range entries {
+		if strings.TrimSpace(e.Name) == "" {
+			return nil, fmt.Errorf("bootstrap: agent:bootstrap hook: file %d has no name", i)
+		}
+		if e.Path == "" {
+			e.Path = e.Name
+		}
+		path, err := vfs.Clean(e.Path)
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap: agent:bootstrap hook: file %q: %w", e.Name, err)
+		}
+		e.Path = path
+		out = append(out, candidate{Entry: e, redirected: !before[e]})
+	}
+	return p.classify(p.filter(out)), nil
+}

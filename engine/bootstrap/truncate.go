@@ -1,0 +1,141 @@
+package bootstrap
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Shares of a truncated file's budget (after the marker) kept from the
+// start and the end of the file; the rest is slack for marker growth.
+const (
+	headPercent = 70
+	tailPercent = 20
+)
+
+// normalize turns CRLF line ends into LF and drops trailing white space, so
+// that what is counted is what would be injected.
+func normalize(s string) string {
+	if strings.Contains(s, "\r\n") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return strings.TrimRightFunc(s, unicode.IsSpace)
+}
+
+// runeCount is the length of s in code points, the unit of every budget.
+func runeCount(s string) int { return utf8.RuneCountInString(s) }
+
+// firstRunes returns the first n code points of s (all of s if shorter).
+func firstRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// lastRunes returns the last n code points of s (all of s if shorter).
+func lastRunes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := len(s)
+	for i > 0 && n > 0 {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+		n--
+	}
+	return s[i:]
+}
+
+// share returns pct percent of n, rounded down, without overflowing for
+// huge budgets.
+func share(n, pct int) int {
+	return n/100*pct + n%100*pct/100
+}
+
+// maxKept is an upper bound on the head and tail sizes truncate may keep
+// for a budget, so reads can be bounded before the marker is known.
+func maxKept(budget int) (head, tail int) {
+	return share(budget, headPercent), share(budget, tailPercent)
+}
+
+// truncate fits t, which does not fit budget, into budget code points: a
+// head, then the marker, then a tail. It returns the text and its length in
+// code points. marker renders the marker for the number of code points
+// kept; it is counted inside the budget.
+//
+// Sizes are settled by iterating, because the marker's length depends on the
+// numbers it shows. When not even the bare marker fits, the result is as
+// much of the marker as fits and nothing of the file: telling the model the
+// copy is partial matters more than a few characters of it.
+func truncate(t text, budget int, marker func(kept int) string) (string, int) {
+	if budget <= 0 {
+		return "", 0
+	}
+	h, tl := 0, 0
+	m := marker(0)
+	mChars := runeCount(m)
+	for range 4 {
+		avail := max(budget-mChars, 0)
+		// A head or tail shorter than planned (only for odd reads) caps the cut.
+		nh := min(share(avail, headPercent), t.headChars)
+		nt := min(share(avail, tailPercent), t.tailChars)
+		if nh == h && nt == tl {
+			break
+		}
+		h, tl = nh, nt
+		m = marker(h + tl)
+		mChars = runeCount(m)
+	}
+	// Shrink the tail, then the head, until everything fits. The bound on
+	// rounds guards against a marker that grows as the numbers shrink.
+	for range 64 {
+		over := h + mChars + tl - budget
+		if over <= 0 || h+tl == 0 {
+			break
+		}
+		cut := min(over, tl)
+		tl -= cut
+		h = max(h-(over-cut), 0)
+		m = marker(h + tl)
+		mChars = runeCount(m)
+	}
+	if h+mChars+tl > budget {
+		m = firstRunes(m, budget)
+		return m, runeCount(m)
+	}
+	return prefix(t.head, t.headChars, h) + m + suffix(t.tail, t.tailChars, tl), h + mChars + tl
+}
+
+// prefix is firstRunes, slicing directly when s (of chars code points) is
+// ASCII.
+func prefix(s string, chars, n int) string {
+	if chars == len(s) {
+		return s[:min(n, len(s))]
+	}
+	return firstRunes(s, n)
+}
+
+// suffix is lastRunes, slicing directly when s (of chars code points) is
+// ASCII.
+func suffix(s string, chars, n int) string {
+	if chars == len(s) {
+		return s[len(s)-min(n, len(s)):]
+	}
+	return lastRunes(s, n)
+}
+
+// clamp cuts s to at most n code points; used for markers charged against
+// a nearly spent total.
+func clamp(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return firstRunes(s, n)
+}
