@@ -1,0 +1,53 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// BenchmarkBuild discovers and builds a catalog of 200 skills over MemMapFs,
+// with a cheap measure so the time is this package's own.
+func BenchmarkBuild(b *testing.B) {
+	files := map[string]string{}
+	for i := range 200 {
+		group := fmt.Sprintf("group-%d", i%4)
+		name := fmt.Sprintf("skill-%03d", i)
+		files["skills/"+group+"/"+name+"/SKILL.md"] = skillMD(
+			"name: "+name,
+			"description: Does task number "+name+" when the user asks for it.",
+			"metadata:",
+			"  requires:",
+			"    bins: [git]",
+			"    env: [TOKEN]",
+		)
+	}
+	roots := []Root{workspaceRoot(memFS(b, files))}
+	policy := Policy{
+		OS:       "linux",
+		LookPath: func(string) bool { return true },
+		Env:      map[string]string{"TOKEN": "x"},
+	}
+	run := func(b *testing.B, opts func() Options) {
+		for b.Loop() {
+			found, err := Discover(context.Background(), roots, opts())
+			if err != nil {
+				b.Fatal(err)
+			}
+			cat, err := Build(found, policy, Limits{}, measureLen)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if cat.Listed == 0 || cat.Found != 200 {
+				b.Fatalf("listed %d", cat.Listed)
+			}
+		}
+	}
+	b.Run("cold", func(b *testing.B) {
+		run(b, func() Options { return Options{Home: "/home/ana", Cache: &Cache{}} })
+	})
+	b.Run("warm", func(b *testing.B) {
+		cache := &Cache{}
+		run(b, func() Options { return Options{Home: "/home/ana", Cache: cache} })
+	})
+}

@@ -1,0 +1,145 @@
+package skills
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// Default catalog limits (skills.limits.maxSkillsPromptChars and
+// skills.limits.maxSkillsInPrompt).
+const (
+	DefaultMaxChars  = 18000
+	DefaultMaxSkills = 150
+)
+
+// Limits bound the catalog. A value <= 0 means its default.
+type Limits struct {
+	MaxChars  int
+	MaxSkills int
+}
+
+// MeasureFunc returns the length of the catalog as it would render with
+// these skills, with or without their descriptions, and with note ("" for
+// none). It must grow with the number of skills, and must not keep or modify
+// skills.
+type MeasureFunc func(skills []Skill, descriptions bool, note string) (int, error)
+
+// Catalog is what goes into the prompt's skills catalog and the report of
+// how it was chosen.
+type Catalog struct {
+	// Skills are the listed skills, sorted by name (byte order), then location.
+	Skills []Skill
+	// Descriptions is false when the budget forced descriptions out.
+	Descriptions bool
+	// Note says how many skills are listed of how many eligible, when some
+	// were dropped; otherwise "".
+	Note string
+
+	Found, Eligible, Listed int
+	// Skipped is every skill not listed and why, sorted by name, then location.
+	Skipped  []Skipped
+	Problems []Problem
+}
+
+// Build decides the catalog for the skills found: it applies the policy,
+// sorts what is eligible by name, keeps at most MaxSkills, and then fits the
+// MaxChars budget in these steps, stopping at the first that fits:
+//  1. every kept skill with descriptions;
+//  2. every kept skill without descriptions;
+//  3. the longest prefix of kept skills, without descriptions, that fits
+//     together with its note (possibly none at all).
+//
+// Skills left out by the budget are skipped as "over budget". Measure errors
+// are returned as they are, wrapped.
+func Build(found Found, p Policy, lim Limits, measure MeasureFunc) (Catalog, error) {
+	if measure == nil {
+		return Catalog{}, fmt.Errorf("skills: Build needs a measure function")
+	}
+	maxChars, maxSkills := lim.MaxChars, lim.MaxSkills
+	if maxChars <= 0 {
+		maxChars = DefaultMaxChars
+	}
+	if maxSkills <= 0 {
+		maxSkills = DefaultMaxSkills
+	}
+
+	eligible, skipped := Eligible(found.Skills, p)
+	sortSkills(eligible)
+	cat := Catalog{
+		Descriptions: true,
+		Found:        len(found.Skills),
+		Eligible:     len(eligible),
+		Problems:     found.Problems,
+		Skipped:      append(slices.Clone(found.Skipped), skipped...),
+	}
+
+	total := len(eligible)
+	if total == 0 {
+		slices.SortFunc(cat.Skipped, compareSkipped)
+		return cat, nil
+	}
+	kept := eligible[:min(total, maxSkills)]
+	fits := func(k int, descriptions bool) (bool, error) {
+		n, err := measure(kept[:k], descriptions, note(k, total))
+		if err != nil {
+			return false, fmt.Errorf("skills: measuring catalog of %d skills: %w", k, err)
+		}
+		return n <= maxChars, nil
+	}
+
+	listed, descriptions := len(kept), true
+	ok, err := fits(listed, true)
+	if err != nil {
+		return Catalog{}, err
+	}
+	if !ok {
+		descriptions = false
+		if ok, err = fits(listed, false); err != nil {
+			return Catalog{}, err
+		}
+		if !ok {
+			// Largest k in [0, len(kept)) that fits; k = 0 is taken even
+			// if it does not, as there is nothing smaller to offer.
+			var searchErr error
+			listed = sort.Search(len(kept), func(k int) bool {
+				if k == 0 || searchErr != nil {
+					return false
+				}
+				ok, err := fits(k, false)
+				if err != nil {
+					searchErr = err
+				}
+				return !ok
+			}) - 1
+			if searchErr != nil {
+				return Catalog{}, searchErr
+			}
+		}
+	}
+
+	overChars := fmt.Sprintf("over budget: catalog limited to %d chars", maxChars)
+	overCount := fmt.Sprintf("over budget: catalog limited to %d skills", maxSkills)
+	for i, s := range eligible[listed:] {
+		reason := overChars
+		if listed+i >= maxSkills {
+			reason = overCount
+		}
+		cat.Skipped = append(cat.Skipped, skippedFor(s, reason))
+	}
+	slices.SortFunc(cat.Skipped, compareSkipped)
+
+	cat.Skills = eligible[:listed:listed]
+	cat.Descriptions = descriptions
+	cat.Listed = listed
+	cat.Note = note(listed, total)
+	return cat, nil
+}
+
+// note is the catalog's truncation note, "" when nothing was dropped.
+func note(listed, total int) string {
+	if listed >= total {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d skills listed", listed, total)
+}

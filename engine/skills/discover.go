@@ -1,0 +1,380 @@
+package skills
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/afero"
+)
+
+// Bounds of one walk, so a huge or hostile tree costs bounded time and memory.
+const (
+	maxSkillFileSize = 256 << 10
+	maxWalkDepth     = 4    // skill folders at most this many levels below a root's Dir
+	maxWalkDirs      = 4096 // directories listed per root
+	skillFileName    = "SKILL.md"
+)
+
+// Found is the result of [Discover].
+type Found struct {
+	// Skills are the loaded skills that won their name, sorted by name.
+	Skills []Skill
+	// Skipped holds shadowed skills and skills with broken SKILL.md files.
+	Skipped []Skipped
+	// Problems explain broken files and folders that were not searched.
+	Problems []Problem
+}
+
+// Discover finds the skills under roots. Roots are searched in precedence
+// order (workspace, managed, bundled; roots of one source in the order
+// given). It fails only on invalid roots or a cancelled ctx; unreadable or
+// broken files become Problems.
+func Discover(ctx context.Context, roots []Root, opts Options) (Found, error) {
+	for i, r := range roots {
+		if err := r.validate(); err != nil {
+			return Found{}, fmt.Errorf("skills: root %d: %w", i, err)
+		}
+	}
+	ordered := slices.Clone(roots)
+	slices.SortStableFunc(ordered, func(a, b Root) int {
+		ra, _ := a.Source.rank()
+		rb, _ := b.Source.rank()
+		return cmp.Compare(ra, rb)
+	})
+
+	gen, sizeHint := opts.Cache.begin()
+	found := Found{Skills: make([]Skill, 0, sizeHint)}
+	winners := map[string]int{} // name → index in found.Skills
+	for _, r := range ordered {
+		w := walker{ctx: ctx, root: r, home: opts.Home, cache: opts.Cache, gen: gen, found: &found, winners: winners}
+		if err := w.walkRoot(); err != nil {
+			return Found{}, err
+		}
+	}
+	opts.Cache.end(gen, len(found.Skills))
+
+	sortSkills(found.Skills)
+	slices.SortFunc(found.Skipped, compareSkipped)
+	slices.SortFunc(found.Problems, func(a, b Problem) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
+	})
+	return found, nil
+}
+
+func (r Root) validate() error {
+	if _, ok := r.Source.rank(); !ok {
+		return fmt.Errorf("unknown source %q (want %s, %s or %s)", r.Source, Workspace, Managed, Bundled)
+	}
+	if r.FS == nil {
+		return fmt.Errorf("%s root %q has no filesystem", r.Source, r.Dir)
+	}
+	if !fs.ValidPath(r.Dir) {
+		return fmt.Errorf("%s root dir %q is not an unrooted slash path", r.Source, r.Dir)
+	}
+	return nil
+}
+
+// sortSkills sorts skills in compareSkills order. It sorts indices and then
+// moves each large Skill value once, instead of swapping them while sorting.
+func sortSkills(skills []Skill) {
+	order := make([]int, len(skills))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return compareSkills(&skills[a], &skills[b]) })
+	// Apply the permutation (skills[i] = old skills[order[i]]) cycle by
+	// cycle, marking placed slots with -1.
+	for start := range order {
+		if order[start] < 0 {
+			continue
+		}
+		held := skills[start]
+		at := start
+		for {
+			from := order[at]
+			order[at] = -1
+			if from == start {
+				skills[at] = held
+				break
+			}
+			skills[at] = skills[from]
+			at = from
+		}
+	}
+}
+
+// compareSkills orders by name in byte order, then by location.
+func compareSkills(a, b *Skill) int {
+	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Location, b.Location))
+}
+
+func compareSkipped(a, b Skipped) int {
+	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Location, b.Location), strings.Compare(a.Reason, b.Reason))
+}
+
+func skippedFor(s Skill, reason string) Skipped {
+	return Skipped{Name: s.Name, Location: s.Location, Source: s.Source, Reason: reason}
+}
+
+// walker searches one root.
+type walker struct {
+	ctx   context.Context
+	root  Root
+	home  string
+	cache *Cache
+	gen   uint64
+
+	found   *Found
+	winners map[string]int // name → index in found.Skills: the first seen wins
+	dirs    int
+}
+
+func (w *walker) walkRoot() error {
+	info, err := w.root.FS.Stat(w.root.Dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // a root that does not exist holds no skills
+	case err != nil:
+		w.problem("", 0, "cannot read skills folder: "+errText(err))
+		return nil
+	case !info.IsDir():
+		w.problem("", 0, "skills root is not a folder")
+		return nil
+	}
+	return w.walk(w.root.Dir, "", 1)
+}
+
+// walk lists dir (rel is its path below the root's Dir) at the given depth.
+func (w *walker) walk(dir, rel string, depth int) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	if w.dirs++; w.dirs > maxWalkDirs {
+		if w.dirs == maxWalkDirs+1 {
+			w.problem("", 0, fmt.Sprintf("search stopped after %d folders", maxWalkDirs))
+		}
+		return nil
+	}
+	entries, err := readDirSorted(w.root.FS, dir)
+	if err != nil {
+		w.problem(rel, 0, "cannot list folder: "+errText(err))
+		return nil
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		childRel := joinPath(rel, name)
+		if e.Mode()&fs.ModeSymlink != 0 {
+			w.problem(childRel, 0, "symlink not followed")
+			continue
+		}
+		if !e.IsDir() {
+			continue
+		}
+		skillPath := joinPath(dir, name+"/"+skillFileName)
+		info, err := lstat(w.root.FS, skillPath)
+		switch {
+		case err == nil && info.Mode().IsRegular():
+			w.load(skillPath, childRel, name, info)
+		case err == nil && info.Mode()&fs.ModeSymlink != 0:
+			w.problem(childRel+"/"+skillFileName, 0, "symlink not followed")
+		case err == nil:
+			w.problem(childRel+"/"+skillFileName, 0, "not a regular file")
+		case errors.Is(err, fs.ErrNotExist):
+			if depth < maxWalkDepth {
+				if err := w.walk(joinPath(dir, name), childRel, depth+1); err != nil {
+					return err
+				}
+			}
+		default:
+			w.problem(childRel+"/"+skillFileName, 0, "cannot read: "+errText(err))
+		}
+	}
+	return nil
+}
+
+// load turns one SKILL.md into a Skill, from the cache when its size and
+// modification time are unchanged. folderRel is the skill folder's path
+// below the root's Dir.
+func (w *walker) load(skillPath, folderRel, folder string, info os.FileInfo) {
+	location := w.location(folderRel + "/" + skillFileName)
+	key := cacheKey{fs: fsIdentity(w.root.FS), source: w.root.Source, dir: w.root.Dir, display: w.root.Display, path: skillPath}
+	parsed, ok := w.cache.get(key, info, w.gen)
+	if !ok {
+		var err error
+		parsed, err = parseSkillFile(w.root.FS, skillPath, folder, info)
+		if err != nil {
+			w.found.Problems = append(w.found.Problems, Problem{Path: location, Message: "cannot read: " + errText(err)})
+			return
+		}
+		w.cache.put(key, info, parsed, w.gen)
+	}
+	if parsed.err != nil {
+		w.found.Problems = append(w.found.Problems, Problem{Path: location, Line: parsed.err.line, Message: parsed.err.msg})
+		w.found.Skipped = append(w.found.Skipped, Skipped{Name: parsed.name, Location: location, Source: w.root.Source,
+			Reason: "broken front matter: " + parsed.err.Error()})
+		return
+	}
+	if i, ok := w.winners[parsed.name]; ok {
+		prev := &w.found.Skills[i]
+		w.found.Skipped = append(w.found.Skipped, Skipped{Name: parsed.name, Location: location, Source: w.root.Source,
+			Reason: fmt.Sprintf("shadowed by %s skill at %s", prev.Source, prev.Location)})
+		return
+	}
+	w.winners[parsed.name] = len(w.found.Skills)
+	w.found.Skills = append(w.found.Skills, Skill{
+		Name:        parsed.name,
+		Description: parsed.description,
+		Key:         cmp.Or(parsed.meta.SkillKey, parsed.name),
+		Source:      w.root.Source,
+		Plugin:      w.root.Plugin,
+		Path:        skillPath,
+		Location:    location,
+		Version:     parsed.version,
+		Meta:        parsed.meta.clone(),
+	})
+}
+
+func (w *walker) problem(rel string, line int, msg string) {
+	w.found.Problems = append(w.found.Problems, Problem{Path: w.location(rel), Line: line, Message: msg})
+}
+
+// joinPath joins a clean slash path ("" or "." for none) and one entry name.
+func joinPath(dir, name string) string {
+	if dir == "" || dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// location is the display path of rel (a path below the root's Dir).
+func (w *walker) location(rel string) string {
+	base := strings.TrimRight(cmp.Or(w.root.Display, w.root.Dir), `/\`)
+	if base == "" { // Display was "/"
+		base = "/"
+	}
+	p := base
+	if rel != "" {
+		if strings.HasSuffix(base, "/") {
+			p = base + rel
+		} else {
+			p = base + "/" + rel
+		}
+	}
+	return shortenHome(p, w.home)
+}
+
+// shortenHome replaces a leading home directory with "~", only at a path
+// component boundary (/home/ana does not shorten /home/anabel).
+func shortenHome(p, home string) string {
+	home = strings.TrimRight(home, `/\`)
+	if home == "" {
+		return p
+	}
+	if p == home {
+		return "~"
+	}
+	if rest, ok := strings.CutPrefix(p, home); ok && (rest[0] == '/' || rest[0] == '\\') {
+		return "~" + rest
+	}
+	return p
+}
+
+// parsedFile is the cacheable outcome of reading one SKILL.md.
+type parsedFile struct {
+	name, description string
+	meta              Metadata
+	version           string
+	err               *lineError // broken front matter or oversize file
+}
+
+func parseSkillFile(fsys afero.Fs, name, folder string, info os.FileInfo) (parsedFile, error) {
+	if info.Size() > maxSkillFileSize {
+		return oversize(folder), nil
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return parsedFile{}, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSkillFileSize+1))
+	if err != nil {
+		return parsedFile{}, err
+	}
+	if len(data) > maxSkillFileSize { // grew since Stat
+		return oversize(folder), nil
+	}
+	sum := sha256.Sum256(data)
+	p := parsedFile{name: folder, version: "sha256:" + hex.EncodeToString(sum[:])}
+	fm, err := parseFrontMatter(data)
+	if err != nil {
+		var le *lineError
+		if !errors.As(err, &le) {
+			le = &lineError{msg: err.Error()}
+		}
+		p.err = le
+		return p, nil
+	}
+	p.name = cmp.Or(fm.name, folder)
+	p.description = fm.description
+	p.meta = fm.meta
+	return p, nil
+}
+
+func oversize(folder string) parsedFile {
+	return parsedFile{name: folder, err: &lineError{msg: fmt.Sprintf("SKILL.md is larger than %d KiB", maxSkillFileSize>>10)}}
+}
+
+func (m Metadata) clone() Metadata {
+	m.OS = slices.Clone(m.OS)
+	m.Requires.Bins = slices.Clone(m.Requires.Bins)
+	m.Requires.AnyBins = slices.Clone(m.Requires.AnyBins)
+	m.Requires.Env = slices.Clone(m.Requires.Env)
+	m.Requires.Config = slices.Clone(m.Requires.Config)
+	return m
+}
+
+// readDirSorted lists dir sorted by name: real disks list in any order.
+func readDirSorted(fsys afero.Fs, dir string) ([]os.FileInfo, error) {
+	f, err := fsys.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.Readdir(-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(entries, func(a, b os.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
+}
+
+// lstat reports on name without following a final symlink when the
+// filesystem can tell symlinks apart.
+func lstat(fsys afero.Fs, name string) (os.FileInfo, error) {
+	if l, ok := fsys.(afero.Lstater); ok {
+		info, _, err := l.LstatIfPossible(name)
+		return info, err
+	}
+	return fsys.Stat(name)
+}
+
+// errText drops the path an *fs.PathError repeats; problems name the file already.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,413 @@
+package skills
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func workspaceRoot(fsys afero.Fs) Root {
+	return Root{Source: Workspace, FS: fsys, Dir: "skills", Display: "/home/ana/agent/skills"}
+}
+
+func TestDiscoverNestedFolders(t *testing.T) {
+	body := skillMD("name: pdf", "description: Fill PDF forms")
+	fsys := memFS(t, map[string]string{
+		"skills/pdf-tools/SKILL.md":                  body,
+		"skills/personal/notes/SKILL.md":             skillMD("description: no name, folder name used"),
+		"skills/a/b/c/deep/SKILL.md":                 skillMD("name: deep"),
+		"skills/a/b/c/d/too-deep/SKILL.md":           skillMD("name: too-deep"),
+		"skills/pdf-tools/inner/SKILL.md":            skillMD("name: inner"), // inside a skill: not searched
+		"skills/.hidden/SKILL.md":                    skillMD("name: hidden"),
+		"skills/personal/README.md":                  "not a skill",
+		"skills/empty-folder/notes.txt":              "no SKILL.md here",
+		"skills/personal/notes/references/guide.md":  "skill resources",
+		"elsewhere/outside/SKILL.md":                 skillMD("name: outside"),
+		"skills/personal/notes/scripts/run/SKILL.md": skillMD("name: nested-in-skill"),
+	})
+	found, err := Discover(context.Background(), []Root{workspaceRoot(fsys)}, Options{Home: "/home/ana"})
+	require.NoError(t, err)
+	require.Empty(t, found.Problems)
+	require.Empty(t, found.Skipped)
+	assert.Equal(t, []string{"deep", "notes", "pdf"}, names(found.Skills))
+
+	pdf := found.Skills[2]
+	sum := sha256.Sum256([]byte(body))
+	assert.Equal(t, Skill{
+		Name:        "pdf",
+		Description: "Fill PDF forms",
+		Key:         "pdf",
+		Source:      Workspace,
+		Path:        "skills/pdf-tools/SKILL.md",
+		Location:    "~/agent/skills/pdf-tools/SKILL.md",
+		Version:     "sha256:" + hex.EncodeToString(sum[:]),
+	}, pdf)
+	assert.Equal(t, "~/agent/skills/personal/notes/SKILL.md", found.Skills[1].Location)
+	assert.Equal(t, "~/agent/skills/a/b/c/deep/SKILL.md", found.Skills[0].Location)
+}
+
+func TestDiscoverPrecedence(t *testing.T) {
+	ws := memFS(t, map[string]string{"skills/git/SKILL.md": skillMD("name: git", "description: workspace")})
+	managed := memFS(t, map[string]string{
+		"git/SKILL.md":    skillMD("name: git", "description: managed"),
+		"docker/SKILL.md": skillMD("name: docker", "description: managed"),
+	})
+	bundled := memFS(t, map[string]string{
+		"skills/git/SKILL.md":    skillMD("name: git", "description: bundled"),
+		"skills/docker/SKILL.md": skillMD("name: docker", "description: bundled"),
+		"skills/jq/SKILL.md":     skillMD("name: jq", "description: bundled"),
+	})
+	// Given out of order on purpose: precedence comes from the source.
+	roots := []Root{
+		{Source: Bundled, FS: bundled, Dir: "skills", Display: "/opt/app/skills"},
+		{Source: Managed, FS: managed, Dir: ".", Display: "/home/ana/.config/app/skills"},
+		workspaceRoot(ws),
+	}
+	found, err := Discover(context.Background(), roots, Options{Home: "/home/ana"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"docker", "git", "jq"}, names(found.Skills))
+	assert.Equal(t, "managed", found.Skills[0].Description)
+	assert.Equal(t, "workspace", found.Skills[1].Description)
+	assert.Equal(t, "bundled", found.Skills[2].Description)
+	assert.Equal(t, []Skipped{
+		{Name: "docker", Location: "/opt/app/skills/docker/SKILL.md", Source: Bundled,
+			Reason: "shadowed by managed skill at ~/.config/app/skills/docker/SKILL.md"},
+		{Name: "git", Location: "/opt/app/skills/git/SKILL.md", Source: Bundled,
+			Reason: "shadowed by workspace skill at ~/agent/skills/git/SKILL.md"},
+		{Name: "git", Location: "~/.config/app/skills/git/SKILL.md", Source: Managed,
+			Reason: "shadowed by workspace skill at ~/agent/skills/git/SKILL.md"},
+	}, found.Skipped)
+}
+
+func TestDiscoverSameNameInOneRoot(t *testing.T) {
+	fsys := memFS(t, map[string]string{
+		"skills/b-folder/SKILL.md": skillMD("name: dup", "description: second by path"),
+		"skills/a-folder/SKILL.md": skillMD("name: dup", "description: first by path"),
+	})
+	for range 5 {
+		shuffled := shuffledFS{Fs: fsys, rng: rand.New(rand.NewPCG(1, 2))}
+		found, err := Discover(context.Background(), []Root{workspaceRoot(shuffled)}, Options{})
+		require.NoError(t, err)
+		require.Len(t, found.Skills, 1)
+		assert.Equal(t, "first by path", found.Skills[0].Description)
+		assert.Equal(t, []Skipped{{Name: "dup", Location: "/home/ana/agent/skills/b-folder/SKILL.md", Source: Workspace,
+			Reason: "shadowed by workspace skill at /home/ana/agent/skills/a-folder/SKILL.md"}}, found.Skipped)
+	}
+}
+
+func TestDiscoverBrokenFrontMatterIsNotFatal(t *testing.T) {
+	fsys := memFS(t, map[string]string{
+		"skills/good/SKILL.md":     skillMD("name: good"),
+		"skills/broken/SKILL.md":   "---\nname: broken\ndescription: [unclosed\n---\n",
+		"skills/typed/SKILL.md":    "---\nname: typed\nmetadata:\n  os: {linux: yes}\n---\n",
+		"skills/no-front/SKILL.md": "# just markdown\n",
+		"skills/huge/SKILL.md":     "---\nname: huge\n---\n" + strings.Repeat("x", maxSkillFileSize),
+	})
+	found, err := Discover(context.Background(), []Root{workspaceRoot(fsys)}, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"good"}, names(found.Skills))
+
+	loc := func(folder string) string { return "/home/ana/agent/skills/" + folder + "/SKILL.md" }
+	require.Len(t, found.Problems, 4)
+	got := map[string]Problem{}
+	for _, p := range found.Problems {
+		got[p.Path] = p
+	}
+	assert.Equal(t, 3, got[loc("broken")].Line, got[loc("broken")].String())
+	assert.Contains(t, got[loc("broken")].Message, "invalid YAML")
+	assert.Equal(t, Problem{Path: loc("typed"), Line: 4, Message: "metadata.os must be a list of text, not a mapping"}, got[loc("typed")])
+	assert.Equal(t, 1, got[loc("no-front")].Line)
+	assert.Equal(t, Problem{Path: loc("huge"), Message: "SKILL.md is larger than 256 KiB"}, got[loc("huge")])
+	assert.Equal(t, loc("typed")+":4: metadata.os must be a list of text, not a mapping", got[loc("typed")].String())
+
+	require.Len(t, found.Skipped, 4)
+	for _, s := range found.Skipped {
+		assert.True(t, strings.HasPrefix(s.Reason, "broken front matter: "), s.Reason)
+	}
+	assert.Equal(t, "broken", found.Skipped[0].Name) // folder name stands in for the unreadable name
+}
+
+func TestDiscoverDeterministicUnderShuffledListings(t *testing.T) {
+	files := map[string]string{}
+	for _, name := range []string{"zeta", "alpha", "mid", "Upper", "beta", "a-b", "a_b"} {
+		files["skills/"+name+"/SKILL.md"] = skillMD("name: " + name)
+		files["skills/group/"+name+"/SKILL.md"] = skillMD("name: " + name) // same names, nested: shadowed
+	}
+	files["skills/broken/SKILL.md"] = "---\n: :\n---\n"
+	base := memFS(t, files)
+	want, err := Discover(context.Background(), []Root{workspaceRoot(base)}, Options{})
+	require.NoError(t, err)
+	require.Len(t, want.Skills, 7)
+	require.Len(t, want.Skipped, 8)
+
+	for seed := range uint64(20) {
+		fsys := shuffledFS{Fs: base, rng: rand.New(rand.NewPCG(seed, seed))}
+		got, err := Discover(context.Background(), []Root{workspaceRoot(fsys)}, Options{})
+		require.NoError(t, err)
+		require.Equal(t, want, got, "seed %d", seed)
+	}
+}
+
+func TestDiscoverDoesNotFollowSymlinks(t *testing.T) {
+	base := memFS(t, map[string]string{
+		"skills/real/SKILL.md":         skillMD("name: real"),
+		"skills/linked-dir/SKILL.md":   skillMD("name: linked-dir"),
+		"skills/linked-file/SKILL.md":  skillMD("name: linked-file"),
+		"skills/group/linked/SKILL.md": skillMD("name: nested-linked"),
+	})
+	fsys := symlinkFS{Fs: base, links: map[string]bool{
+		"skills/linked-dir":           true,
+		"skills/linked-file/SKILL.md": true,
+		"skills/group/linked":         true,
+	}}
+	found, err := Discover(context.Background(), []Root{workspaceRoot(fsys)}, Options{Home: "/home/ana"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"real"}, names(found.Skills))
+	assert.Equal(t, []Problem{
+		{Path: "~/agent/skills/group/linked", Message: "symlink not followed"},
+		{Path: "~/agent/skills/linked-dir", Message: "symlink not followed"},
+		{Path: "~/agent/skills/linked-file/SKILL.md", Message: "symlink not followed"},
+	}, found.Problems)
+}
+
+func TestDiscoverRoots(t *testing.T) {
+	fsys := memFS(t, map[string]string{"skills/a/SKILL.md": skillMD("name: a"), "file": "x"})
+	tests := []struct {
+		name    string
+		root    Root
+		wantErr string
+		skills  int
+		problem string
+	}{
+		{name: "missing dir is empty", root: Root{Source: Managed, FS: fsys, Dir: "nope"}},
+		{name: "dir is a file", root: Root{Source: Managed, FS: fsys, Dir: "file"}, problem: "file: skills root is not a folder"},
+		{name: "display defaults to dir", root: Root{Source: Managed, FS: fsys, Dir: "skills"}, skills: 1},
+		{name: "unknown source", root: Root{Source: "plugin", FS: fsys, Dir: "skills"}, wantErr: `skills: root 0: unknown source "plugin"`},
+		{name: "nil fs", root: Root{Source: Bundled, Dir: "skills"}, wantErr: "has no filesystem"},
+		{name: "rooted dir", root: Root{Source: Bundled, FS: fsys, Dir: "/skills"}, wantErr: "not an unrooted slash path"},
+		{name: "dotdot dir", root: Root{Source: Bundled, FS: fsys, Dir: "../skills"}, wantErr: "not an unrooted slash path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found, err := Discover(context.Background(), []Root{tt.root}, Options{})
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Len(t, found.Skills, tt.skills)
+			if tt.skills > 0 {
+				assert.Equal(t, "skills/a/SKILL.md", found.Skills[0].Location)
+			}
+			if tt.problem != "" {
+				require.Len(t, found.Problems, 1)
+				assert.Equal(t, tt.problem, found.Problems[0].String())
+			}
+		})
+	}
+}
+
+func TestDiscoverCancelled(t *testing.T) {
+	fsys := memFS(t, map[string]string{"skills/a/SKILL.md": skillMD("name: a")})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Discover(ctx, []Root{workspaceRoot(fsys)}, Options{})
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestDiscoverPluginRoot(t *testing.T) {
+	fsys := memFS(t, map[string]string{"browser/SKILL.md": skillMD("name: browse", "metadata:", "  skillKey: web")})
+	found, err := Discover(context.Background(), []Root{{Source: Bundled, FS: fsys, Dir: ".", Display: "/opt/plugins/browser/skills", Plugin: "browser"}}, Options{})
+	require.NoError(t, err)
+	require.Len(t, found.Skills, 1)
+	s := found.Skills[0]
+	assert.Equal(t, "browser", s.Plugin)
+	assert.Equal(t, "web", s.Key)
+	assert.Equal(t, "browser/SKILL.md", s.Path)
+	assert.Equal(t, "/opt/plugins/browser/skills/browser/SKILL.md", s.Location)
+}
+
+func TestShortenHome(t *testing.T) {
+	tests := []struct{ path, home, want string }{
+		{"/home/ana/skills/x/SKILL.md", "/home/ana", "~/skills/x/SKILL.md"},
+		{"/home/ana/skills/x/SKILL.md", "/home/ana/", "~/skills/x/SKILL.md"},
+		{"/home/anabel/skills/SKILL.md", "/home/ana", "/home/anabel/skills/SKILL.md"},
+		{"/home/ana", "/home/ana", "~"},
+		{"/opt/skills/SKILL.md", "/home/ana", "/opt/skills/SKILL.md"},
+		{"/opt/skills/SKILL.md", "", "/opt/skills/SKILL.md"},
+		{"/opt/skills/SKILL.md", "/", "/opt/skills/SKILL.md"},
+		{`C:\Users\ana\skills\SKILL.md`, `C:\Users\ana`, `~\skills\SKILL.md`},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, shortenHome(tt.path, tt.home), "shortenHome(%q, %q)", tt.path, tt.home)
+	}
+}
+
+func TestCacheReusesUnchangedFiles(t *testing.T) {
+	base := memFS(t, map[string]string{
+		"skills/a/SKILL.md": skillMD("name: a", "description: one"),
+		"skills/b/SKILL.md": skillMD("name: b"),
+	})
+	opens := &atomic.Int64{}
+	fsys := countingFS{Fs: base, opens: opens}
+	then := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	require.NoError(t, base.Chtimes("skills/a/SKILL.md", then, then))
+	roots := []Root{workspaceRoot(fsys)}
+	var cache Cache
+	opts := Options{Cache: &cache}
+
+	first, err := Discover(context.Background(), roots, opts)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, opens.Load())
+
+	again, err := Discover(context.Background(), roots, opts)
+	require.NoError(t, err)
+	assert.Equal(t, first, again)
+	assert.EqualValues(t, 2, opens.Load(), "unchanged files are not read again")
+
+	// Same size and time: the cache cannot tell, and must not re-read.
+	require.NoError(t, afero.WriteFile(base, "skills/a/SKILL.md", []byte(skillMD("name: a", "description: uno")), 0o644))
+	require.NoError(t, base.Chtimes("skills/a/SKILL.md", then, then))
+	same, err := Discover(context.Background(), roots, opts)
+	require.NoError(t, err)
+	assert.Equal(t, "one", same.Skills[0].Description)
+
+	// An edit with a new time gives a new version.
+	edited := skillMD("name: a", "description: edited")
+	require.NoError(t, afero.WriteFile(base, "skills/a/SKILL.md", []byte(edited), 0o644))
+	later := then.Add(time.Minute)
+	require.NoError(t, base.Chtimes("skills/a/SKILL.md", later, later))
+	changed, err := Discover(context.Background(), roots, opts)
+	require.NoError(t, err)
+	sum := sha256.Sum256([]byte(edited))
+	assert.Equal(t, "edited", changed.Skills[0].Description)
+	assert.Equal(t, "sha256:"+hex.EncodeToString(sum[:]), changed.Skills[0].Version)
+	assert.NotEqual(t, first.Skills[0].Version, changed.Skills[0].Version)
+	assert.EqualValues(t, 3, opens.Load())
+}
+
+func TestCacheCachesBrokenFilesAndSkillsAreCopies(t *testing.T) {
+	base := memFS(t, map[string]string{
+		"skills/bad/SKILL.md": "---\nname: [\n---\n",
+		"skills/ok/SKILL.md":  skillMD("name: ok", "metadata:", "  os: [linux]"),
+	})
+	opens := &atomic.Int64{}
+	roots := []Root{workspaceRoot(countingFS{Fs: base, opens: opens})}
+	opts := Options{Cache: &Cache{}}
+	first, err := Discover(context.Background(), roots, opts)
+	require.NoError(t, err)
+	first.Skills[0].Meta.OS[0] = "mutated by caller"
+
+	second, err := Discover(context.Background(), roots, opts)
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, opens.Load())
+	assert.Equal(t, []string{"linux"}, second.Skills[0].Meta.OS)
+	assert.Equal(t, first.Problems, second.Problems)
+}
+
+func TestCacheConcurrentDiscover(t *testing.T) {
+	files := map[string]string{}
+	for i := range 30 {
+		name := "s" + strings.Repeat("x", i)
+		files["skills/"+name+"/SKILL.md"] = skillMD("name: " + name)
+	}
+	roots := []Root{workspaceRoot(memFS(t, files))}
+	var cache Cache
+	want, err := Discover(context.Background(), roots, Options{})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	results := make([]Found, 8)
+	for i := range results {
+		wg.Go(func() {
+			results[i], _ = Discover(context.Background(), roots, Options{Cache: &cache})
+		})
+	}
+	wg.Wait()
+	for _, got := range results {
+		assert.Equal(t, want, got)
+	}
+}
+
+func TestCacheSweepsStaleEntries(t *testing.T) {
+	var cache Cache
+	for i := range maxCacheEntries + 10 {
+		fsys := memFS(t, map[string]string{"skills/a/SKILL.md": skillMD("name: a")})
+		_, err := Discover(context.Background(), []Root{workspaceRoot(fsys)}, Options{Cache: &cache})
+		require.NoError(t, err)
+		if i > maxCacheEntries {
+			break
+		}
+	}
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	assert.LessOrEqual(t, len(cache.entries), maxCacheEntries)
+}
+
+// failFS fails chosen operations with a permission error.
+type failFS struct {
+	afero.Fs
+	failOpen, failStat map[string]bool
+}
+
+func (f failFS) Open(name string) (afero.File, error) {
+	if f.failOpen[name] {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
+	}
+	return f.Fs.Open(name)
+}
+
+func (f failFS) Stat(name string) (fs.FileInfo, error) {
+	if f.failStat[name] {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrPermission}
+	}
+	return f.Fs.Stat(name)
+}
+
+func TestDiscoverUnreadableIsReported(t *testing.T) {
+	base := memFS(t, map[string]string{
+		"skills/ok/SKILL.md":           skillMD("name: ok"),
+		"skills/locked/inner/SKILL.md": skillMD("name: inner"),
+		"skills/nostat/SKILL.md":       skillMD("name: nostat"),
+		"skills/noread/SKILL.md":       skillMD("name: noread"),
+	})
+	require.NoError(t, base.MkdirAll("skills/dir-named/SKILL.md", 0o755))
+	fsys := failFS{Fs: base,
+		failOpen: map[string]bool{"skills/locked": true, "skills/noread/SKILL.md": true},
+		failStat: map[string]bool{"skills/nostat/SKILL.md": true},
+	}
+	found, err := Discover(context.Background(), []Root{{Source: Workspace, FS: fsys, Dir: "skills", Display: "/w"}}, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ok"}, names(found.Skills))
+	assert.Equal(t, []Problem{
+		{Path: "/w/dir-named/SKILL.md", Message: "not a regular file"},
+		{Path: "/w/locked", Message: "cannot list folder: permission denied"},
+		{Path: "/w/noread/SKILL.md", Message: "cannot read: permission denied"},
+		{Path: "/w/nostat/SKILL.md", Message: "cannot read: permission denied"},
+	}, found.Problems)
+
+	found, err = Discover(context.Background(), []Root{{Source: Workspace, FS: failFS{Fs: base, failStat: map[string]bool{"skills": true}}, Dir: "skills", Display: "/w"}}, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []Problem{{Path: "/w", Message: "cannot read skills folder: permission denied"}}, found.Problems)
+}
+
+func TestDiscoverBoundsTheWalk(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	for i := range maxWalkDirs + 5 {
+		require.NoError(t, fsys.MkdirAll(fmt.Sprintf("skills/empty-%05d", i), 0o755))
+	}
+	found, err := Discover(context.Background(), []Root{{Source: Workspace, FS: fsys, Dir: "skills", Display: "/w"}}, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []Problem{{Path: "/w", Message: "search stopped after 4096 folders"}}, found.Problems)
+}

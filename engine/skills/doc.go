@@ -1,0 +1,65 @@
+// Package skills finds the skills an agent may use and decides which of them
+// fit in the prompt's skills catalog.
+//
+// A skill is a folder holding a SKILL.md file that starts with YAML front
+// matter. [Discover] walks the skill roots (workspace, managed, bundled),
+// parses each SKILL.md, computes its version marker and resolves name clashes
+// by root precedence. [Eligible] applies the config and runtime gates, and
+// [Build] applies both and then the catalog budget, reporting what happened to
+// every skill. The catalog text itself is a template in the pack; Build only
+// asks the caller, through a [MeasureFunc], how long a candidate catalog would
+// render.
+//
+// A caller runs the two steps, keeping one [Cache] for the process so that
+// unchanged SKILL.md files are not read again:
+//
+//	found, err := skills.Discover(ctx, roots, skills.Options{Home: home, Cache: cache})
+//	cat, err := skills.Build(found, policy, limits, measure)
+//
+// When only descriptions had to go, Catalog.Note stays empty and
+// Catalog.Descriptions is false; the note ("N of M skills listed") appears
+// only when skills were left out.
+//
+// Everything that depends on the machine (OS, PATH lookup, environment,
+// config values, the user's home directory) is passed in, so the same inputs
+// give the same catalog anywhere.
+//
+// # SKILL.md front matter
+//
+// The file must start with a line "---" and the YAML ends at the next line
+// "---". Accepted keys (others are ignored, so skills written for other tools
+// still load):
+//
+//	name: pdf-tools             # optional; defaults to the folder name
+//	description: Fill PDF forms  # optional; may be empty
+//	metadata:
+//	  os: [linux, darwin]        # list or one string; win32 = windows, macos = darwin
+//	  always: false              # true skips the requires gates
+//	  skillKey: pdf              # key under skills.entries; defaults to name
+//	  primaryEnv: PDF_KEY        # informational only
+//	  requires:
+//	    bins: [qpdf]             # all on PATH
+//	    anyBins: [gs, mutool]    # at least one on PATH
+//	    env: [PDF_TOKEN]         # each non-empty in the environment or skills.entries.<key>.env
+//	    config: [browser.enabled] # each dotted config path truthy
+//
+// The metadata fields may also sit one level down, under metadata.openclaw,
+// as the original product writes them; when that mapping is present it is used
+// and its siblings are ignored.
+//
+// # Discovery rules
+//
+// A root's directory holds skill folders, which may be grouped in nested
+// folders (skills/personal/foo/SKILL.md) up to four levels deep; the skill's
+// name is still the flat front-matter name. A folder holding SKILL.md is a
+// skill and is not searched further. Names starting with "." are skipped.
+// Symlinks below a root's Dir are never followed (each is reported as a
+// problem), so a walk cannot leave its root. At most 4096 folders are listed
+// per root. Listings are sorted here, never trusted to come sorted. A
+// SKILL.md over 256 KiB or with broken front matter is skipped and reported
+// with its line; it never fails the build.
+//
+// Name clashes are settled before eligibility: workspace beats managed beats
+// bundled, and within one root the first path in byte order wins. The loser
+// is reported as shadowed, even when the winner later turns out ineligible.
+package skills

@@ -1,0 +1,300 @@
+package skills
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// frontMatter is what a SKILL.md declares about itself.
+type frontMatter struct {
+	name        string
+	description string
+	meta        Metadata
+}
+
+// lineError is a front-matter problem at a 1-based line of SKILL.md (0 when
+// the YAML parser gave none).
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e *lineError) Error() string {
+	if e.line > 0 {
+		return "line " + strconv.Itoa(e.line) + ": " + e.msg
+	}
+	return e.msg
+}
+
+func errAt(n *yaml.Node, offset int, format string, args ...any) *lineError {
+	return &lineError{line: n.Line + offset, msg: fmt.Sprintf(format, args...)}
+}
+
+const fence = "---"
+
+// parseFrontMatter reads the YAML block between the leading "---" lines of a
+// SKILL.md. Errors are *lineError with lines counted in the whole file.
+func parseFrontMatter(data []byte) (frontMatter, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	if !isFence(first) {
+		return frontMatter{}, &lineError{line: 1, msg: `no front matter: SKILL.md must start with a "---" line`}
+	}
+	body, ok := untilFence(rest)
+	if !ok {
+		return frontMatter{}, &lineError{line: 1, msg: `front matter is not closed by a "---" line`}
+	}
+	const offset = 1 // the opening fence is line 1 of the file
+
+	var doc yaml.Node
+	if err := yaml.Unmarshal(body, &doc); err != nil {
+		line, msg := splitYAMLError(err)
+		if line > 0 {
+			line += offset
+		}
+		return frontMatter{}, &lineError{line: line, msg: "invalid YAML: " + msg}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	root = deref(root)
+	if root.Kind == 0 || isNull(root) {
+		return frontMatter{}, nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return frontMatter{}, errAt(root, offset, "front matter must be a mapping of keys to values")
+	}
+
+	var fm frontMatter
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := deref(root.Content[i]), deref(root.Content[i+1])
+		switch k.Value {
+		case "name", "description", "metadata":
+		default:
+			continue // other tools' keys (license, allowed-tools, …)
+		}
+		if seen[k.Value] {
+			return frontMatter{}, errAt(k, offset, "%s is set twice", k.Value)
+		}
+		seen[k.Value] = true
+		var err error
+		switch k.Value {
+		case "name":
+			fm.name, err = scalarText(v, offset, "name")
+			if err == nil && strings.IndexFunc(fm.name, unicode.IsControl) >= 0 {
+				err = errAt(v, offset, "name must be one line of text")
+			}
+		case "description":
+			fm.description, err = scalarText(v, offset, "description")
+		case "metadata":
+			fm.meta, err = parseMetadata(v, offset)
+		}
+		if err != nil {
+			return frontMatter{}, err
+		}
+	}
+	return fm, nil
+}
+
+func isFence(line []byte) bool {
+	return string(bytes.TrimRight(line, " \t\r")) == fence
+}
+
+// untilFence returns the text before the first fence line of b.
+func untilFence(b []byte) ([]byte, bool) {
+	for pos := 0; pos < len(b); {
+		end := bytes.IndexByte(b[pos:], '\n')
+		next := len(b)
+		if end >= 0 {
+			end += pos
+			next = end + 1
+		} else {
+			end = len(b)
+		}
+		if isFence(b[pos:end]) {
+			return b[:pos], true
+		}
+		pos = next
+	}
+	return nil, false
+}
+
+// splitYAMLError takes the 1-based line (0 when unknown) out of a yaml error.
+// The package has no typed syntax error, so its "yaml: line N: msg" text is
+// read here and only here. Its parser, unlike its scanner, counts lines from
+// 0, and a problem on the first line carries no line at all.
+func splitYAMLError(err error) (line int, msg string) {
+	msg = strings.TrimPrefix(err.Error(), "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, after, ok := strings.Cut(rest, ": "); ok {
+			if n, convErr := strconv.Atoi(num); convErr == nil && n > 0 {
+				if isYAMLParserProblem(after) {
+					n++
+				}
+				return n, after
+			}
+		}
+	}
+	for _, prefix := range yamlUnplacedProblems {
+		if strings.HasPrefix(msg, prefix) {
+			return 0, msg
+		}
+	}
+	return 1, msg
+}
+
+// yamlUnplacedProblems are the yaml errors that never carry a line.
+var yamlUnplacedProblems = []string{
+	"unknown anchor", "anchor '", "document contains excessive aliasing",
+	"attempted to go past the end", "cannot decode node",
+}
+
+// isYAMLParserProblem reports the messages of yaml's parser (parserc.go).
+func isYAMLParserProblem(msg string) bool {
+	switch msg {
+	case "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+		"did not find expected '-' indicator", "did not find expected <document start>",
+		"did not find expected <stream-start>", "did not find expected key",
+		"did not find expected node content", "found duplicate %TAG directive",
+		"found duplicate %YAML directive", "found incompatible YAML document",
+		"found undefined tag handle":
+		return true
+	}
+	return false
+}
+
+// deref follows aliases; the loop bound guards against alias cycles.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; i < 8 && n.Kind == yaml.AliasNode && n.Alias != nil; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return "not text"
+}
+
+func scalarText(n *yaml.Node, offset int, key string) (string, error) {
+	if isNull(n) {
+		return "", nil
+	}
+	if n.Kind != yaml.ScalarNode {
+		return "", errAt(n, offset, "%s must be text, not %s", key, kindName(n))
+	}
+	return strings.TrimSpace(n.Value), nil
+}
+
+func stringList(n *yaml.Node, offset int, key string) ([]string, error) {
+	if isNull(n) {
+		return nil, nil
+	}
+	var items []*yaml.Node
+	switch n.Kind {
+	case yaml.ScalarNode:
+		items = []*yaml.Node{n}
+	case yaml.SequenceNode:
+		items = n.Content
+	default:
+		return nil, errAt(n, offset, "%s must be a list of text, not %s", key, kindName(n))
+	}
+	var out []string
+	for _, item := range items {
+		item = deref(item)
+		if item.Kind != yaml.ScalarNode {
+			return nil, errAt(item, offset, "%s must be a list of text, not a list of %s", key, strings.TrimPrefix(kindName(item), "a "))
+		}
+		if s := strings.TrimSpace(item.Value); s != "" && !isNull(item) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func parseMetadata(n *yaml.Node, offset int) (Metadata, error) {
+	if isNull(n) {
+		return Metadata{}, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return Metadata{}, errAt(n, offset, "metadata must be a mapping, not %s", kindName(n))
+	}
+	// The original product nests its fields under a product key.
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if deref(n.Content[i]).Value == "openclaw" {
+			if v := deref(n.Content[i+1]); v.Kind == yaml.MappingNode {
+				n = v
+				break
+			}
+		}
+	}
+	var m Metadata
+	var err error
+	for i := 0; i+1 < len(n.Content) && err == nil; i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		switch k.Value {
+		case "os":
+			m.OS, err = stringList(v, offset, "metadata.os")
+		case "always":
+			m.Always, err = boolValue(v, offset, "metadata.always")
+		case "skillKey":
+			m.SkillKey, err = scalarText(v, offset, "metadata.skillKey")
+		case "primaryEnv":
+			m.PrimaryEnv, err = scalarText(v, offset, "metadata.primaryEnv")
+		case "requires":
+			m.Requires, err = parseRequires(v, offset)
+		}
+	}
+	return m, err
+}
+
+func boolValue(n *yaml.Node, offset int, key string) (bool, error) {
+	if isNull(n) {
+		return false, nil
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		return false, errAt(n, offset, "%s must be true or false", key)
+	}
+	return strings.EqualFold(n.Value, "true"), nil
+}
+
+func parseRequires(n *yaml.Node, offset int) (Requirements, error) {
+	if isNull(n) {
+		return Requirements{}, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return Requirements{}, errAt(n, offset, "metadata.requires must be a mapping, not %s", kindName(n))
+	}
+	var r Requirements
+	var err error
+	for i := 0; i+1 < len(n.Content) && err == nil; i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		switch k.Value {
+		case "bins":
+			r.Bins, err = stringList(v, offset, "metadata.requires.bins")
+		case "anyBins":
+			r.AnyBins, err = stringList(v, offset, "metadata.requires.anyBins")
+		case "env":
+			r.Env, err = stringList(v, offset, "metadata.requires.env")
+		case "config":
+			r.Config, err = stringList(v, offset, "metadata.requires.config")
+		}
+	}
+	return r, err
+}

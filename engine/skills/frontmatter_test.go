@@ -1,0 +1,145 @@
+package skills
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+func TestParseFrontMatter(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want frontMatter
+	}{
+		{
+			name: "full",
+			in: "---\nname: pdf\ndescription: >\n  Fill PDF\n  forms.\nlicense: MIT\nmetadata:\n  os: [linux, darwin]\n  always: true\n" +
+				"  skillKey: pdf-key\n  primaryEnv: PDF_KEY\n  emoji: x\n  requires:\n    bins: [qpdf]\n    anyBins: [gs, mutool]\n" +
+				"    env: PDF_TOKEN\n    config: [a.b]\n---\nbody\n",
+			want: frontMatter{name: "pdf", description: "Fill PDF forms.", meta: Metadata{
+				OS: []string{"linux", "darwin"}, Always: true, SkillKey: "pdf-key", PrimaryEnv: "PDF_KEY",
+				Requires: Requirements{Bins: []string{"qpdf"}, AnyBins: []string{"gs", "mutool"}, Env: []string{"PDF_TOKEN"}, Config: []string{"a.b"}},
+			}},
+		},
+		{
+			name: "nested under openclaw, siblings ignored",
+			in:   "---\nname: x\nmetadata: {\"openclaw\": {\"os\": \"darwin\", \"requires\": {\"bins\": [\"brew\"]}}, \"os\": [linux]}\n---\n",
+			want: frontMatter{name: "x", meta: Metadata{OS: []string{"darwin"}, Requires: Requirements{Bins: []string{"brew"}}}},
+		},
+		{name: "empty block", in: "---\n---\n"},
+		{name: "null block", in: "---\n~\n---\n"},
+		{name: "null values", in: "---\nname:\ndescription: ~\nmetadata:\n---\n"},
+		{name: "CRLF and BOM", in: "\ufeff---\r\nname: win\r\ndescription: crlf\r\n---\r\nbody", want: frontMatter{name: "win", description: "crlf"}},
+		{name: "fence with trailing space", in: "--- \nname: a\n---  \n", want: frontMatter{name: "a"}},
+		{name: "numbers are text", in: "---\nname: 42\n---\n", want: frontMatter{name: "42"}},
+		{name: "blank list items dropped", in: "---\nmetadata:\n  os: [\"\", linux, ~]\n---\n", want: frontMatter{meta: Metadata{OS: []string{"linux"}}}},
+		{name: "alias", in: "---\nname: &n shared\ndescription: *n\n---\n", want: frontMatter{name: "shared", description: "shared"}},
+		{name: "body fence ignored", in: "---\nname: a\n---\n---\nname: b\n---\n", want: frontMatter{name: "a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseFrontMatter([]byte(tt.in))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParseFrontMatterErrors(t *testing.T) {
+	tests := []struct {
+		name, in string
+		line     int
+		msg      string
+	}{
+		{"no front matter", "# Title\n", 1, `no front matter: SKILL.md must start with a "---" line`},
+		{"empty file", "", 1, `no front matter: SKILL.md must start with a "---" line`},
+		{"not closed", "---\nname: a\n", 1, `front matter is not closed by a "---" line`},
+		{"unclosed flow list", "---\nname: a\ndescription: b\nmetadata: [x\n---\n", 4, "invalid YAML: did not find expected ',' or ']'"},
+		{"stray list item", "---\nname: a\ndescription: b\n- x\n---\n", 4, "invalid YAML: did not find expected key"},
+		{"tab indent", "---\nname: a\nmetadata:\n\tos: linux\n---\n", 4, "invalid YAML: found character that cannot start any token"},
+		{"mapping in value", "---\nname: a: b\n---\n", 2, "invalid YAML: mapping values are not allowed in this context"},
+		{"unknown anchor", "---\nname: *x\n---\n", 0, "invalid YAML: unknown anchor 'x' referenced"},
+		{"not a mapping", "---\n- a\n- b\n---\n", 2, "front matter must be a mapping of keys to values"},
+		{"name is a list", "---\ndescription: ok\nname: [a]\n---\n", 3, "name must be text, not a list"},
+		{"name two lines", "---\nname: \"a\\nb\"\n---\n", 2, "name must be one line of text"},
+		{"description mapping", "---\ndescription:\n  a: b\n---\n", 3, "description must be text, not a mapping"},
+		{"name twice", "---\nname: a\nname: b\n---\n", 3, "name is set twice"},
+		{"metadata list", "---\nmetadata: [a]\n---\n", 2, "metadata must be a mapping, not a list"},
+		{"os mapping", "---\nmetadata:\n  os: {a: b}\n---\n", 3, "metadata.os must be a list of text, not a mapping"},
+		{"os nested list", "---\nmetadata:\n  os:\n    - [a]\n---\n", 4, "metadata.os must be a list of text, not a list of list"},
+		{"always not bool", "---\nmetadata:\n  always: \"yes\"\n---\n", 3, "metadata.always must be true or false"},
+		{"requires list", "---\nmetadata:\n  requires: [a]\n---\n", 3, "metadata.requires must be a mapping, not a list"},
+		{"requires.bins mapping", "---\nmetadata:\n  requires:\n    bins: {a: 1}\n---\n", 4, "metadata.requires.bins must be a list of text, not a mapping"},
+		{"skillKey list", "---\nmetadata:\n  skillKey: [a]\n---\n", 3, "metadata.skillKey must be text, not a list"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseFrontMatter([]byte(tt.in))
+			var le *lineError
+			require.True(t, errors.As(err, &le), "want *lineError, got %v", err)
+			assert.Equal(t, tt.line, le.line)
+			assert.Equal(t, tt.msg, le.msg)
+		})
+	}
+}
+
+// TestSplitYAMLError pins the line numbers read from real yaml errors; each
+// input's problem is on the line given.
+func TestSplitYAMLError(t *testing.T) {
+	tests := []struct {
+		in   string
+		line int
+		msg  string
+	}{
+		{"a: 1\nb: [x\n", 2, "did not find expected ',' or ']'"},
+		{"a: 1\nb: 2\nc: [x\n", 3, "did not find expected ',' or ']'"},
+		{"a: 1\nb: {x\n", 2, "did not find expected ',' or '}'"},
+		{"- x\na: 1\n", 2, "did not find expected '-' indicator"},
+		{"a: 1\n- x\n", 2, "did not find expected key"},
+		{"a: 1\nb: 2\n- x\n", 3, "did not find expected key"},
+		{"a: b: c\n", 1, "mapping values are not allowed in this context"},
+		{"a: 1\nb: c: d\n", 2, "mapping values are not allowed in this context"},
+		{"a: 1\n\tb: 2\n", 2, "found a tab character that violates indentation"},
+		{"a: 1\nb:\n\tc: 3\n", 3, "found character that cannot start any token"},
+		{"a: 1\nb: !x!y z\n", 2, "found undefined tag handle"},
+		{"%YAML 1.1\n%YAML 1.1\n---\na: 1\n", 2, "found duplicate %YAML directive"},
+		{"a: 1\nb: 'x\n", 2, "found unexpected end of stream"},
+		{"a: 1\nb: *x\n", 0, "unknown anchor 'x' referenced"},
+	}
+	for _, tt := range tests {
+		var n yaml.Node
+		err := yaml.Unmarshal([]byte(tt.in), &n)
+		require.Error(t, err, tt.in)
+		line, msg := splitYAMLError(err)
+		assert.Equal(t, tt.line, line, "%q: %v", tt.in, err)
+		assert.Equal(t, tt.msg, msg, "%q", tt.in)
+	}
+}
+
+func FuzzFrontMatter(f *testing.F) {
+	f.Add([]byte("---\nname: a\ndescription: b\nmetadata:\n  os: [linux]\n  requires:\n    bins: [git]\n---\n"))
+	f.Add([]byte("---\nmetadata: {openclaw: {always: true}}\n---\n"))
+	f.Add([]byte("---\nname: &a [*a]\n---\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fm, err := parseFrontMatter(data)
+		if err != nil {
+			var le *lineError
+			if !errors.As(err, &le) {
+				t.Fatalf("error is %T, want *lineError", err)
+			}
+			if le.line < 0 || le.msg == "" {
+				t.Fatalf("bad error %+v", le)
+			}
+			return
+		}
+		again, err := parseFrontMatter(data)
+		if err != nil || !reflect.DeepEqual(fm, again) {
+			t.Fatalf("second parse differs: %+v, %v", again, err)
+		}
+	})
+}

@@ -1,0 +1,114 @@
+package skills
+
+import (
+	"strconv"
+
+	"github.com/spf13/afero"
+)
+
+// Source says which kind of root a skill came from.
+type Source string
+
+// The sources, in precedence order: on a name clash the earlier one wins.
+const (
+	Workspace Source = "workspace"
+	Managed   Source = "managed"
+	Bundled   Source = "bundled"
+)
+
+// rank orders sources by precedence; ok is false for an unknown source.
+func (s Source) rank() (rank int, ok bool) {
+	switch s {
+	case Workspace:
+		return 0, true
+	case Managed:
+		return 1, true
+	case Bundled:
+		return 2, true
+	}
+	return 0, false
+}
+
+// Root is one directory searched for skills.
+type Root struct {
+	Source Source
+	FS     afero.Fs
+	// Dir is the directory inside FS holding the skill folders, unrooted and
+	// slash-separated ("skills", or "." for the top of FS).
+	Dir string
+	// Display is how Dir is shown to the model, usually its absolute path
+	// ("/home/ana/agent/skills"). Empty means Dir.
+	Display string
+	// Plugin, when set, marks every skill of this root as belonging to that
+	// plugin, so it is eligible only while the plugin is enabled.
+	Plugin string
+}
+
+// Options tune discovery.
+type Options struct {
+	// Home is the user's home directory as an absolute path. Locations under
+	// it start with "~" instead. Empty means no shortening.
+	Home string
+	// Cache, when set, keeps parsed SKILL.md files between calls.
+	Cache *Cache
+}
+
+// Skill is one discovered SKILL.md. Treat its slices as read-only.
+type Skill struct {
+	Name        string
+	Description string
+	// Key is the skill's key under skills.entries: metadata skillKey, else Name.
+	Key    string
+	Source Source
+	Plugin string
+	// Path is the SKILL.md path inside its root's FS.
+	Path string
+	// Location is the SKILL.md path as shown to the model, home shortened to "~".
+	Location string
+	// Version is "sha256:" followed by the hex digest of the SKILL.md bytes.
+	Version string
+	Meta    Metadata
+}
+
+// Metadata holds the gating fields of a skill's front matter.
+type Metadata struct {
+	OS         []string
+	Always     bool
+	SkillKey   string
+	PrimaryEnv string
+	Requires   Requirements
+}
+
+// Requirements are the metadata.requires gates.
+type Requirements struct {
+	Bins    []string
+	AnyBins []string
+	Env     []string
+	Config  []string
+}
+
+// Problem is a SKILL.md or folder that could not be loaded. Problems never
+// fail a build; the skill is skipped.
+type Problem struct {
+	// Path is the display path of the file or folder, like Skill.Location.
+	Path string
+	// Line is the 1-based line in the file, or 0 when there is none.
+	Line    int
+	Message string
+}
+
+// String formats the problem as "path:line: message".
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return p.Path + ":" + strconv.Itoa(p.Line) + ": " + p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// Skipped is a skill left out of the catalog and why.
+type Skipped struct {
+	Name     string
+	Location string
+	Source   Source
+	Reason   string
+}
