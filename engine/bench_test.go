@@ -1,0 +1,104 @@
+package engine_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt"
+	"github.com/sysprompt/sysprompt/engine"
+)
+
+// exampleSetup loads the README example (examples/workspace and
+// examples/requests/direct.toml) into memory.
+func exampleSetup(b testing.TB) (*engine.Engine, engine.Request) {
+	b.Helper()
+	ws := afero.NewMemMapFs()
+	root := os.DirFS("../examples/workspace")
+	require.NoError(b, fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(root, p)
+		if err != nil {
+			return err
+		}
+		return afero.WriteFile(ws, path.Join("/ws", p), data, 0o644)
+	}))
+	req, err := engine.ParseRequest("direct.toml", mustReadFile(b, "../examples/requests/direct.toml"))
+	require.NoError(b, err)
+	req.Workspace.Path = "/ws"
+	e, err := engine.New(sysprompt.Pack, engine.WithFS(ws))
+	require.NoError(b, err)
+	return e, req
+}
+
+func BenchmarkCompileBuiltin(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := engine.New(sysprompt.Pack); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	e, req := exampleSetup(b)
+	ctx := context.Background()
+	if _, err := e.Render(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Render(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkConcatFloor assembles the same final bytes from precomputed
+// section strings: the least any renderer could do. Render's cost is
+// reported as a multiple of this.
+func BenchmarkConcatFloor(b *testing.B) {
+	e, req := exampleSetup(b)
+	res, err := e.Render(context.Background(), req)
+	require.NoError(b, err)
+	l := res.Layers[0]
+	var parts []string
+	for _, s := range l.Sections {
+		parts = append(parts, l.Text[s.Start:s.End])
+	}
+	stableN := 0
+	for _, s := range l.Sections {
+		if s.Tier == engine.TierStable {
+			stableN++
+		}
+	}
+	want := l.Text
+	b.ReportAllocs()
+	b.ResetTimer()
+	var out string
+	for b.Loop() {
+		var sb strings.Builder
+		sb.Grow(len(want))
+		for i, p := range parts {
+			if i == stableN {
+				sb.WriteString("\n\n" + res.Boundary + "\n\n")
+			} else if i > 0 {
+				sb.WriteString("\n\n")
+			}
+			sb.WriteString(p)
+		}
+		sb.WriteString("\n")
+		out = sb.String()
+	}
+	if out != want {
+		b.Fatalf("floor assembled different bytes")
+	}
+}

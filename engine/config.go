@@ -1,0 +1,388 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sysprompt/sysprompt/engine/internal/strict"
+)
+
+// Config is an agent config file. Its keys are the camelCase names the
+// original product documents, so an existing user's settings carry over.
+// Unknown keys are errors.
+type Config struct {
+	Agents  AgentsConfig            `toml:"agents"`
+	Skills  SkillsConfig            `toml:"skills"`
+	Memory  MemoryConfig            `toml:"memory"`
+	Tools   ToolsConfig             `toml:"tools"`
+	Plugins map[string]PluginConfig `toml:"plugins"`
+
+	src  string // the document, for value error positions
+	name string
+}
+
+// AgentsConfig holds defaults and per-agent overrides.
+type AgentsConfig struct {
+	Defaults AgentSettings `toml:"defaults"`
+	List     []AgentEntry  `toml:"list"`
+}
+
+// AgentEntry is one [[agents.list]] entry: an id plus overrides.
+type AgentEntry struct {
+	ID string `toml:"id"`
+	AgentSettings
+}
+
+// AgentSettings are the per-agent keys; nil means "not set here".
+type AgentSettings struct {
+	Workspace                        *string              `toml:"workspace"`
+	BootstrapMaxChars                *int                 `toml:"bootstrapMaxChars"`
+	BootstrapTotalMaxChars           *int                 `toml:"bootstrapTotalMaxChars"`
+	BootstrapPromptTruncationWarning *string              `toml:"bootstrapPromptTruncationWarning"`
+	UserTimezone                     *string              `toml:"userTimezone"`
+	TimeFormat                       *string              `toml:"timeFormat"`
+	Heartbeat                        *HeartbeatConfig     `toml:"heartbeat"`
+	Subagents                        *SubagentsConfig     `toml:"subagents"`
+	PromptOverlays                   *PromptOverlays      `toml:"promptOverlays"`
+	Skills                           *[]string            `toml:"skills"`
+	SkillsLimits                     *AgentSkillsLimits   `toml:"skillsLimits"`
+	ContextLimits                    *ContextLimitsConfig `toml:"contextLimits"`
+}
+
+// HeartbeatConfig controls heartbeat turns and their prompt section.
+type HeartbeatConfig struct {
+	Enabled                    *bool   `toml:"enabled"`
+	IncludeSystemPromptSection *bool   `toml:"includeSystemPromptSection"`
+	Prompt                     *string `toml:"prompt"`
+}
+
+// SubagentsConfig controls delegation guidance.
+type SubagentsConfig struct {
+	DelegationMode *string `toml:"delegationMode"`
+}
+
+// PromptOverlays configures model-family overlays.
+type PromptOverlays struct {
+	GPT5 *GPT5Overlay `toml:"gpt5"`
+}
+
+// GPT5Overlay configures the built-in gpt5 overlay.
+type GPT5Overlay struct {
+	Personality *string `toml:"personality"`
+}
+
+// AgentSkillsLimits is the per-agent skills budget.
+type AgentSkillsLimits struct {
+	MaxSkillsPromptChars *int `toml:"maxSkillsPromptChars"`
+}
+
+// ContextLimitsConfig bounds the injected context as a whole.
+type ContextLimitsConfig struct {
+	// MaxPromptChars caps the rendered prompt; a render over it fails
+	// with an error naming the size, rather than sending a silently
+	// oversized prompt. Zero means no cap.
+	MaxPromptChars *int `toml:"maxPromptChars"`
+}
+
+// SkillsConfig is the top-level skills table.
+type SkillsConfig struct {
+	Limits       SkillsLimits          `toml:"limits"`
+	AllowBundled []string              `toml:"allowBundled"`
+	Entries      map[string]SkillEntry `toml:"entries"`
+	Managed      string                `toml:"managedDir"`
+}
+
+// SkillsLimits are the catalog budget.
+type SkillsLimits struct {
+	MaxSkillsPromptChars *int `toml:"maxSkillsPromptChars"`
+	MaxSkillsInPrompt    *int `toml:"maxSkillsInPrompt"`
+}
+
+// SkillEntry configures one skill by key.
+type SkillEntry struct {
+	Enabled *bool             `toml:"enabled"`
+	Env     map[string]string `toml:"env"`
+}
+
+// MemoryConfig controls memory recall wording.
+type MemoryConfig struct {
+	Citations *string `toml:"citations"`
+}
+
+// ToolsConfig holds tool switches.
+type ToolsConfig struct {
+	Experimental struct {
+		PlanTool *bool `toml:"planTool"`
+	} `toml:"experimental"`
+}
+
+// PluginConfig is one plugin's switch.
+type PluginConfig struct {
+	Enabled *bool `toml:"enabled"`
+}
+
+// ParseConfig decodes an agent config file. name is used in errors.
+func ParseConfig(name string, src []byte) (*Config, error) {
+	cfg := &Config{src: string(src), name: name}
+	if err := strict.TOML(string(src), cfg); err != nil {
+		return nil, posError(PhaseConfig, name, err)
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// Settings are the resolved options for one agent and request: the config
+// resolver's output and the renderer's input. Templates see them as
+// .Config (stable); JSON names follow the config keys they come from.
+type Settings struct {
+	Agent                  string          `json:"agent"`
+	Workspace              string          `json:"workspace"`
+	BootstrapMaxChars      int             `json:"bootstrapMaxChars"`
+	BootstrapTotalMaxChars int             `json:"bootstrapTotalMaxChars"`
+	TruncationWarning      string          `json:"bootstrapPromptTruncationWarning"` // off | once | always
+	UserTimezone           string          `json:"userTimezone"`
+	TimeFormat             string          `json:"timeFormat"` // auto | 12 | 24
+	HeartbeatEnabled       bool            `json:"heartbeatEnabled"`
+	HeartbeatSection       bool            `json:"heartbeatIncludeSystemPromptSection"` // HEARTBEAT.md and the Heartbeats section are wanted
+	HeartbeatPrompt        string          `json:"heartbeatPrompt"`
+	DelegationMode         string          `json:"delegationMode"`  // suggest | prefer
+	GPT5Personality        string          `json:"gpt5Personality"` // friendly | off
+	SkillsAllowlist        *[]string       `json:"skills"`
+	MaxSkillsPromptChars   int             `json:"maxSkillsPromptChars"`
+	MaxSkillsInPrompt      int             `json:"maxSkillsInPrompt"`
+	MaxPromptChars         int             `json:"maxPromptChars"`
+	MemoryCitations        string          `json:"memoryCitations"` // auto | on | off
+	PlanTool               bool            `json:"planTool"`
+	Plugins                map[string]bool `json:"plugins"`
+}
+
+// Built-in defaults, the bottom of the precedence order.
+const (
+	DefaultBootstrapMaxChars      = 20000
+	DefaultBootstrapTotalMaxChars = 60000
+	DefaultMaxSkillsPromptChars   = 18000
+	DefaultMaxSkillsInPrompt      = 150
+	DefaultHeartbeatPrompt        = "Read HEARTBEAT.md if it exists and follow it. If nothing needs attention, reply HEARTBEAT_OK."
+)
+
+// Resolve applies built-in defaults < pack manifest < agents.defaults <
+// agents.list[agent] < request, and returns the settings for one render.
+// cfg may be nil. An unknown agent id is an error (a typo would otherwise
+// render the defaults silently).
+func Resolve(cfg *Config, m *manifest, req *Request) (Settings, error) {
+	s := Settings{
+		Agent:                  req.Agent,
+		BootstrapMaxChars:      DefaultBootstrapMaxChars,
+		BootstrapTotalMaxChars: DefaultBootstrapTotalMaxChars,
+		TruncationWarning:      "always",
+		UserTimezone:           "UTC",
+		TimeFormat:             "auto",
+		HeartbeatEnabled:       true,
+		HeartbeatSection:       true,
+		HeartbeatPrompt:        DefaultHeartbeatPrompt,
+		DelegationMode:         "suggest",
+		GPT5Personality:        "friendly",
+		MaxSkillsPromptChars:   DefaultMaxSkillsPromptChars,
+		MaxSkillsInPrompt:      DefaultMaxSkillsInPrompt,
+		MemoryCitations:        "auto",
+		Plugins:                map[string]bool{},
+	}
+	if m != nil {
+		setIf(&s.BootstrapMaxChars, m.Bootstrap.MaxChars)
+		setIf(&s.BootstrapTotalMaxChars, m.Bootstrap.TotalMaxChars)
+		setIf(&s.TruncationWarning, m.Bootstrap.TruncationWarning)
+		setIf(&s.MaxSkillsPromptChars, m.Skills.MaxPromptChars)
+		setIf(&s.MaxSkillsInPrompt, m.Skills.MaxInPrompt)
+	}
+	if cfg != nil {
+		s.apply(&cfg.Agents.Defaults)
+		if req.Agent != "" {
+			found := false
+			for i := range cfg.Agents.List {
+				if cfg.Agents.List[i].ID == req.Agent {
+					s.apply(&cfg.Agents.List[i].AgentSettings)
+					found = true
+					break
+				}
+			}
+			if !found {
+				return Settings{}, &Error{Phase: PhaseConfig, File: cfg.name,
+					Err: fmt.Errorf("agent %q is not in [[agents.list]] (known: %s)", req.Agent, strings.Join(cfg.agentIDs(), ", "))}
+			}
+		}
+		if v := cfg.Skills.Limits.MaxSkillsPromptChars; v != nil && !cfg.agentSetsSkillsBudget(req.Agent) {
+			s.MaxSkillsPromptChars = *v
+		}
+		setPtr(&s.MaxSkillsInPrompt, cfg.Skills.Limits.MaxSkillsInPrompt)
+		setPtr(&s.MemoryCitations, cfg.Memory.Citations)
+		setPtr(&s.PlanTool, cfg.Tools.Experimental.PlanTool)
+		for id, p := range cfg.Plugins {
+			s.Plugins[id] = p.Enabled != nil && *p.Enabled
+		}
+	}
+	setIf(&s.Workspace, req.Workspace.Path)
+	setIf(&s.UserTimezone, req.Timezone)
+	if s.GPT5Personality == "on" {
+		s.GPT5Personality = "friendly"
+	}
+	return s, nil
+}
+
+// agentSetsSkillsBudget reports whether the agent (or the defaults) set a
+// per-agent skills budget, which wins over skills.limits.
+func (c *Config) agentSetsSkillsBudget(agent string) bool {
+	if l := c.Agents.Defaults.SkillsLimits; l != nil && l.MaxSkillsPromptChars != nil {
+		return true
+	}
+	for _, a := range c.Agents.List {
+		if a.ID == agent && a.SkillsLimits != nil && a.SkillsLimits.MaxSkillsPromptChars != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Config) agentIDs() []string {
+	ids := make([]string, 0, len(c.Agents.List))
+	for _, a := range c.Agents.List {
+		ids = append(ids, a.ID)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// apply overlays the keys a settings table sets.
+func (s *Settings) apply(a *AgentSettings) {
+	setPtr(&s.Workspace, a.Workspace)
+	setPtr(&s.BootstrapMaxChars, a.BootstrapMaxChars)
+	setPtr(&s.BootstrapTotalMaxChars, a.BootstrapTotalMaxChars)
+	setPtr(&s.TruncationWarning, a.BootstrapPromptTruncationWarning)
+	setPtr(&s.UserTimezone, a.UserTimezone)
+	setPtr(&s.TimeFormat, a.TimeFormat)
+	if h := a.Heartbeat; h != nil {
+		setPtr(&s.HeartbeatEnabled, h.Enabled)
+		setPtr(&s.HeartbeatSection, h.IncludeSystemPromptSection)
+		setPtr(&s.HeartbeatPrompt, h.Prompt)
+	}
+	if a.Subagents != nil {
+		setPtr(&s.DelegationMode, a.Subagents.DelegationMode)
+	}
+	if a.PromptOverlays != nil && a.PromptOverlays.GPT5 != nil {
+		setPtr(&s.GPT5Personality, a.PromptOverlays.GPT5.Personality)
+	}
+	if a.Skills != nil {
+		list := append([]string{}, (*a.Skills)...)
+		s.SkillsAllowlist = &list
+	}
+	if a.SkillsLimits != nil {
+		setPtr(&s.MaxSkillsPromptChars, a.SkillsLimits.MaxSkillsPromptChars)
+	}
+	if a.ContextLimits != nil {
+		setPtr(&s.MaxPromptChars, a.ContextLimits.MaxPromptChars)
+	}
+}
+
+func setPtr[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func setIf[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
+	}
+}
+
+// validate checks every enumerated or bounded value and reports the first
+// bad one with its position.
+func (c *Config) validate() error {
+	check := func(table string, line int, a *AgentSettings) error {
+		enum := func(key string, v *string, allowed ...string) error {
+			if v == nil || containsString(allowed, *v) {
+				return nil
+			}
+			return c.keyErr(table+"."+key, line, fmt.Errorf("%s = %q is not allowed (want %s)", key, *v, strings.Join(allowed, ", ")))
+		}
+		positive := func(key string, v *int) error {
+			if v == nil || *v > 0 {
+				return nil
+			}
+			return c.keyErr(table+"."+key, line, fmt.Errorf("%s must be a positive number of characters, not %d", key, *v))
+		}
+		var errs []error
+		errs = append(errs,
+			positive("bootstrapMaxChars", a.BootstrapMaxChars),
+			positive("bootstrapTotalMaxChars", a.BootstrapTotalMaxChars),
+			enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, "off", "once", "always"),
+			enum("timeFormat", a.TimeFormat, "auto", "12", "24"))
+		if a.UserTimezone != nil {
+			if _, err := time.LoadLocation(*a.UserTimezone); err != nil || *a.UserTimezone == "" || *a.UserTimezone == "Local" {
+				errs = append(errs, c.keyErr(table+".userTimezone", line, fmt.Errorf("userTimezone %q is not a known IANA zone", *a.UserTimezone)))
+			}
+		}
+		if a.Subagents != nil {
+			errs = append(errs, enum("subagents.delegationMode", a.Subagents.DelegationMode, "suggest", "prefer"))
+		}
+		if a.PromptOverlays != nil && a.PromptOverlays.GPT5 != nil {
+			errs = append(errs, enum("promptOverlays.gpt5.personality", a.PromptOverlays.GPT5.Personality, "friendly", "on", "off"))
+		}
+		if a.SkillsLimits != nil {
+			errs = append(errs, positive("skillsLimits.maxSkillsPromptChars", a.SkillsLimits.MaxSkillsPromptChars))
+		}
+		if a.ContextLimits != nil && a.ContextLimits.MaxPromptChars != nil && *a.ContextLimits.MaxPromptChars < 0 {
+			errs = append(errs, c.keyErr(table+".contextLimits.maxPromptChars", line, fmt.Errorf("contextLimits.maxPromptChars must not be negative")))
+		}
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := check("agents.defaults", 1, &c.Agents.Defaults); err != nil {
+		return err
+	}
+	headers := strict.Headers(c.src, "agents.list")
+	seen := map[string]bool{}
+	for i := range c.Agents.List {
+		line := 1
+		if i < len(headers) {
+			line = headers[i]
+		}
+		a := &c.Agents.List[i]
+		if a.ID == "" {
+			return &Error{Phase: PhaseConfig, File: c.name, Line: line, Col: 1, Err: fmt.Errorf("[[agents.list]] entry %d has no id", i+1)}
+		}
+		if seen[a.ID] {
+			return &Error{Phase: PhaseConfig, File: c.name, Line: line, Col: 1, Err: fmt.Errorf("agent id %q is listed twice", a.ID)}
+		}
+		seen[a.ID] = true
+		if err := check("agents.list", line, &a.AgentSettings); err != nil {
+			return err
+		}
+	}
+	if v := c.Memory.Citations; v != nil && !containsString([]string{"auto", "on", "off"}, *v) {
+		return c.keyErr("memory.citations", 1, fmt.Errorf("memory.citations = %q is not allowed (want auto, on, off)", *v))
+	}
+	for _, k := range []struct {
+		key string
+		v   *int
+	}{{"skills.limits.maxSkillsPromptChars", c.Skills.Limits.MaxSkillsPromptChars}, {"skills.limits.maxSkillsInPrompt", c.Skills.Limits.MaxSkillsInPrompt}} {
+		if k.v != nil && *k.v <= 0 {
+			return c.keyErr(k.key, 1, fmt.Errorf("%s must be positive, not %d", k.key, *k.v))
+		}
+	}
+	return nil
+}
+
+// keyErr places an error at the first definition of key at or after line.
+func (c *Config) keyErr(key string, from int, err error) error {
+	l, col := strict.LocateKeyAfter(c.src, key, from)
+	return &Error{Phase: PhaseConfig, File: c.name, Line: l, Col: col, Err: err}
+}

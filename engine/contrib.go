@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"maps"
+	"strings"
+)
+
+// normalizeBlock prepares provider text for the prompt: CRLF to LF,
+// trailing spaces stripped from each line, trimmed. Empty means absent.
+func normalizeBlock(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// merged is several contributions combined (SPEC 5.2): prefixes and
+// suffixes joined with a blank line with duplicates dropped, overrides
+// later-wins.
+type merged struct {
+	stablePrefix  string
+	dynamicSuffix string
+	overrides     map[string]string
+}
+
+func mergeContributions(list []Contribution) merged {
+	var prefixes, suffixes []string
+	overrides := map[string]string{}
+	for _, c := range list {
+		if p := normalizeBlock(c.StablePrefix); p != "" && !containsString(prefixes, p) {
+			prefixes = append(prefixes, p)
+		}
+		if s := normalizeBlock(c.DynamicSuffix); s != "" && !containsString(suffixes, s) {
+			suffixes = append(suffixes, s)
+		}
+		// Apply in sorted key order so the result never depends on map order.
+		for _, k := range sortedKeys(c.SectionOverrides) {
+			if v := normalizeBlock(c.SectionOverrides[k]); v != "" {
+				overrides[k] = v
+			} else {
+				delete(overrides, k)
+			}
+		}
+	}
+	return merged{
+		stablePrefix:  strings.Join(prefixes, "\n\n"),
+		dynamicSuffix: strings.Join(suffixes, "\n\n"),
+		overrides:     overrides,
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range maps.Keys(m) {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}

@@ -1,0 +1,106 @@
+package engine_test
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/spf13/afero"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt"
+	"github.com/sysprompt/sysprompt/engine"
+)
+
+// packWith copies the built-in pack into memory and applies changes:
+// a non-empty value writes the file, an empty one deletes it.
+func packWith(t testing.TB, changes map[string]string) fs.FS {
+	t.Helper()
+	m := fstest.MapFS{}
+	err := fs.WalkDir(sysprompt.Pack, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(sysprompt.Pack, p)
+		m[p] = &fstest.MapFile{Data: b}
+		return err
+	})
+	require.NoError(t, err)
+	for name, text := range changes {
+		if text == "" {
+			delete(m, name)
+			continue
+		}
+		m[name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	return m
+}
+
+// workspaceFS builds an in-memory workspace at /ws.
+func workspaceFS(t testing.TB, files map[string]string) afero.Fs {
+	t.Helper()
+	fsys := afero.NewMemMapFs()
+	for name, text := range files {
+		require.NoError(t, afero.WriteFile(fsys, "/ws/"+name, []byte(text), 0o644))
+	}
+	return fsys
+}
+
+// render compiles the pack and renders req, failing the test on error.
+func render(t testing.TB, p fs.FS, req engine.Request, opts ...engine.Option) *engine.Result {
+	t.Helper()
+	e, err := engine.New(p, opts...)
+	require.NoError(t, err)
+	res, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	return res
+}
+
+// section builds a section file from front matter lines and a body.
+func section(front, body string) string {
+	return "+++\n" + strings.TrimSpace(front) + "\n+++\n" + body
+}
+
+// manifest is a small manifest over the given layer section lists.
+func manifest(layers ...string) string {
+	var b strings.Builder
+	b.WriteString("identity_section = \"identity\"\nboundary = \"<!-- B -->\"\n")
+	for _, l := range layers {
+		b.WriteString("\n[[layer]]\nname = \"system\"\nsections = [" + l + "]\n")
+	}
+	return b.String()
+}
+
+// minimalPack is a tiny pack for mechanism tests: identity plus the given
+// sections, with the built-in partials.
+func minimalPack(t testing.TB, manifestText string, sections map[string]string) fs.FS {
+	t.Helper()
+	m := fstest.MapFS{
+		"sections/manifest.toml":    {Data: []byte(manifestText)},
+		"sections/identity.md.tmpl": {Data: []byte(section(`modes = ["full", "minimal", "none"]`+"\n"+`tier = "stable"`, "I am the agent."))},
+		"templates/bootstrap.tmpl":  {Data: mustRead(t, "templates/bootstrap.tmpl")},
+	}
+	for name, text := range sections {
+		m["sections/"+name+".md.tmpl"] = &fstest.MapFile{Data: []byte(text)}
+	}
+	return m
+}
+
+func mustRead(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(sysprompt.Pack, name)
+	require.NoError(t, err)
+	return b
+}
+
+const (
+	stable  = "modes = [\"full\", \"minimal\"]\ntier = \"stable\""
+	dynamic = "modes = [\"full\", \"minimal\"]\ntier = \"dynamic\""
+)
+
+// addFile adds a file to a pack built by minimalPack or packWith.
+func addFile(p fs.FS, name, text string) {
+	p.(fstest.MapFS)[name] = &fstest.MapFile{Data: []byte(text)}
+}

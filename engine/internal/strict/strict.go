@@ -1,0 +1,337 @@
+// Package strict decodes TOML and JSON documents into Go values and refuses
+// what a lenient decoder would let through: unknown keys, wrong types and
+// syntax errors all come back as a *PosError carrying the line and column
+// of the offending key, so a typo in a manifest or config never silently
+// falls back to a default.
+package strict
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// PosError is a decoding error at a position in a document. Line and Col
+// are 1-based; zero means unknown.
+type PosError struct {
+	Line, Col int
+	Key       string // dotted key the error is about, if any
+	Msg       string
+}
+
+func (e *PosError) Error() string {
+	switch {
+	case e.Line > 0 && e.Col > 0:
+		return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+// TOML decodes src into v. Every key in src must map onto v.
+func TOML(src string, v any) error {
+	md, err := toml.Decode(src, v)
+	if err != nil {
+		return tomlError(src, err)
+	}
+	var keys []string
+	for _, k := range md.Undecoded() {
+		if !openEnded(reflect.TypeOf(v), k) {
+			keys = append(keys, k.String())
+		}
+	}
+	if len(keys) > 0 {
+		sort.SliceStable(keys, func(i, j int) bool {
+			li, _ := LocateKey(src, keys[i])
+			lj, _ := LocateKey(src, keys[j])
+			return li < lj
+		})
+		key := outermost(keys)
+		line, col := LocateKey(src, key)
+		return &PosError{Line: line, Col: col, Key: key, Msg: fmt.Sprintf("unknown key %q", key)}
+	}
+	return nil
+}
+
+// openEnded reports whether key falls under a value of type any (a JSON
+// schema, say): BurntSushi/toml lists the keys inside such values as
+// undecoded though they were kept.
+func openEnded(t reflect.Type, key toml.Key) bool {
+	for _, part := range key {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Interface:
+			return true
+		case reflect.Map:
+			t = t.Elem()
+		case reflect.Struct:
+			f, ok := fieldByKey(t, part)
+			if !ok {
+				return false
+			}
+			t = f
+		default:
+			return false
+		}
+	}
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Interface
+}
+
+// fieldByKey finds the struct field a TOML key decodes into, looking
+// through embedded structs.
+func fieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if typ, ok := fieldByKey(ft, key); ok {
+					return typ, true
+				}
+			}
+			continue
+		}
+		if name == key || name == "" && strings.EqualFold(f.Name, key) {
+			return f.Type, true
+		}
+	}
+	return nil, false
+}
+
+// outermost picks the first reported key that is not inside another
+// reported key, so "[bogus] a = 1" is reported as "bogus", not "bogus.a".
+func outermost(keys []string) string {
+	best := keys[0]
+	for _, k := range keys {
+		if strings.HasPrefix(best, k+".") {
+			best = k
+		}
+	}
+	return best
+}
+
+var (
+	lineRe    = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?: (.*)$`)
+	lastKeyRe = regexp.MustCompile(`^toml: \(last key "([^"]*)"\): (.*)$`)
+)
+
+// tomlError turns BurntSushi/toml's two error shapes (ParseError for syntax,
+// plain "toml: line N (last key …)" errors for type mismatches) into a
+// PosError. This is the one place that reads the library's message text.
+func tomlError(src string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.LastKey != "" && !strings.Contains(msg, pe.LastKey) {
+			msg = fmt.Sprintf("%s (key %q)", msg, pe.LastKey)
+		}
+		return &PosError{Line: pe.Position.Line, Col: column(src, pe.Position), Key: pe.LastKey, Msg: msg}
+	}
+	text := err.Error()
+	if m := lineRe.FindStringSubmatch(text); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		key, msg := m[2], m[3]
+		col := 0
+		if key != "" {
+			if l, c := LocateKey(src, key); l == line {
+				col = c
+			}
+			msg = fmt.Sprintf("key %q: %s", key, msg)
+		}
+		return &PosError{Line: line, Col: col, Key: key, Msg: msg}
+	}
+	if m := lastKeyRe.FindStringSubmatch(text); m != nil {
+		line, col := LocateKey(src, m[1])
+		return &PosError{Line: line, Col: col, Key: m[1], Msg: fmt.Sprintf("key %q: %s", m[1], m[2])}
+	}
+	return &PosError{Msg: strings.TrimPrefix(text, "toml: ")}
+}
+
+// column recomputes the column of a parse error from its byte offset:
+// the library's own column is off when the error is at a line's start.
+func column(src string, p toml.Position) int {
+	lines := strings.SplitAfter(src, "\n")
+	if p.Line < 1 || p.Line > len(lines) {
+		return p.Col
+	}
+	start := 0
+	for _, l := range lines[:p.Line-1] {
+		start += len(l)
+	}
+	if c := p.Start - start + 1; c >= 1 && c <= len(lines[p.Line-1])+1 {
+		return c
+	}
+	return 1
+}
+
+// LocateKey finds where the dotted key is defined in a TOML document: the
+// key on a "k = v" line (inside the right table), or the header of the
+// table it names. It returns 0, 0 when the key is not found. Array
+// indices are not part of the key, matching toml.Key.
+func LocateKey(src, key string) (line, col int) {
+	return locate(src, key, 1)
+}
+
+func locate(src, key string, from int) (line, col int) {
+	var table string
+	for i, raw := range strings.Split(src, "\n") {
+		trimmed := strings.TrimLeft(raw, " \t")
+		indent := len(raw) - len(trimmed)
+		switch {
+		case strings.HasPrefix(trimmed, "[[") || strings.HasPrefix(trimmed, "["):
+			open := 1
+			if strings.HasPrefix(trimmed, "[[") {
+				open = 2
+			}
+			end := strings.Index(trimmed, strings.Repeat("]", open))
+			if end < 0 {
+				continue
+			}
+			table = normalizeKey(trimmed[open:end])
+			if table == key && i+1 >= from {
+				return i + 1, indent + open + 1 + leadingSpace(trimmed[open:end])
+			}
+		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
+		default:
+			eq := strings.Index(trimmed, "=")
+			if eq <= 0 {
+				continue
+			}
+			k := normalizeKey(trimmed[:eq])
+			full := k
+			if table != "" {
+				full = table + "." + k
+			}
+			if i+1 < from {
+				continue
+			}
+			if full == key || strings.HasPrefix(key, full+".") && inlineTableHolds(trimmed[eq+1:], strings.TrimPrefix(key, full+".")) {
+				if full != key {
+					// Key lives inside an inline table on this line.
+					sub := strings.TrimPrefix(key, full+".")
+					last := sub[strings.LastIndex(sub, ".")+1:]
+					if at := strings.Index(trimmed[eq+1:], last); at >= 0 {
+						return i + 1, indent + eq + 2 + at
+					}
+				}
+				return i + 1, indent + 1
+			}
+		}
+	}
+	return 0, 0
+}
+
+func leadingSpace(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
+
+// inlineTableHolds is a cheap check that an inline table value mentions
+// the first part of sub; good enough to place a caret, never to decode.
+func inlineTableHolds(value, sub string) bool {
+	value = strings.TrimSpace(value)
+	first := sub
+	if i := strings.Index(sub, "."); i >= 0 {
+		first = sub[:i]
+	}
+	return strings.HasPrefix(value, "{") && strings.Contains(value, first)
+}
+
+// normalizeKey turns `a . "b" .c` into a.b.c.
+func normalizeKey(k string) string {
+	parts := strings.Split(k, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
+}
+
+// JSON decodes src into v, refusing unknown fields and trailing data.
+func JSON(src []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(src, err, dec.InputOffset())
+	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); err != io.EOF {
+		rest := int64(len(src)) - int64(len(bytes.TrimLeft(src[end:], " \t\r\n")))
+		line, col := position(src, rest)
+		return &PosError{Line: line, Col: col, Msg: "unexpected data after the JSON value"}
+	}
+	return nil
+}
+
+func jsonError(src []byte, err error, offset int64) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	// Both offsets count the bytes read up to and including the bad one.
+	case errors.As(err, &syn):
+		offset = syn.Offset - 1
+	case errors.As(err, &typ):
+		offset = typ.Offset - 1
+		line, col := position(src, offset)
+		return &PosError{Line: line, Col: col, Key: typ.Field,
+			Msg: fmt.Sprintf("key %q: cannot use a JSON %s here (want %s)", typ.Field, typ.Value, typ.Type)}
+	case errors.Is(err, io.EOF):
+		return &PosError{Line: 1, Col: 1, Msg: "empty document"}
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		// The decoder reports no offset for unknown fields: point at the
+		// first place the key is written.
+		msg = "unknown key " + name
+		if at := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*:`).FindIndex(src); at != nil {
+			offset = int64(at[0])
+		}
+	}
+	line, col := position(src, offset)
+	return &PosError{Line: line, Col: col, Msg: msg}
+}
+
+// position converts a byte offset into a 1-based line and column.
+func position(src []byte, offset int64) (line, col int) {
+	offset = max(0, min(offset, int64(len(src))))
+	before := src[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+// LocateKeyAfter is LocateKey for a key of an array-of-tables entry: it
+// returns the first definition at or after line from (1-based), so the
+// caller can point into the n-th [[entry]] by passing its header line.
+func LocateKeyAfter(src, key string, from int) (line, col int) {
+	return locate(src, key, from)
+}
+
+// Headers returns the 1-based lines of every "[[name]]" header, in order.
+func Headers(src, name string) []int {
+	var out []int
+	for i, raw := range strings.Split(src, "\n") {
+		t := strings.TrimSpace(raw)
+		if strings.HasPrefix(t, "[[") {
+			if end := strings.Index(t, "]]"); end > 0 && normalizeKey(t[2:end]) == name {
+				out = append(out, i+1)
+			}
+		}
+	}
+	return out
+}

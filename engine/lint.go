@@ -1,0 +1,30 @@
+package engine
+
+import "io/fs"
+
+// LintResult is what Lint found in a pack.
+type LintResult struct {
+	Errors    ErrorList // load, parse and tier errors; the pack does not render
+	Warnings  []*Error  // findings that do not stop a render
+	Sections  int       // section files found
+	Harnesses int
+}
+
+// Lint validates a pack the way New does and also returns the warnings
+// New tolerates, such as a section file listed in no layer.
+func Lint(packFS fs.FS) LintResult {
+	e, err := New(packFS)
+	if err != nil {
+		var list ErrorList
+		switch err := err.(type) {
+		case ErrorList:
+			list = err
+		case *Error:
+			list = ErrorList{err}
+		default:
+			list = ErrorList{{Err: err}}
+		}
+		return LintResult{Errors: list}
+	}
+	return LintResult{Warnings: e.pack.warnings, Sections: len(e.pack.sections), Harnesses: len(e.pack.harnesses)}
+}

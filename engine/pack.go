@@ -1,0 +1,508 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/sysprompt/sysprompt/engine/internal/strict"
+)
+
+// Mode is a prompt mode: full for the main agent, minimal for sub-agents,
+// none for the bare identity line.
+type Mode string
+
+// The prompt modes.
+const (
+	ModeFull    Mode = "full"
+	ModeMinimal Mode = "minimal"
+	ModeNone    Mode = "none"
+)
+
+// Tier says on which side of the cache boundary a section renders.
+type Tier string
+
+// The cache tiers.
+const (
+	TierStable  Tier = "stable"
+	TierDynamic Tier = "dynamic"
+)
+
+// The names a section may declare in its override key: the three core
+// sections a provider contribution may replace (SPEC 5.2).
+var overrideKeys = []string{"execution_bias", "interaction_style", "tool_call_style"}
+
+const (
+	manifestPath   = "sections/manifest.toml"
+	sectionsDir    = "sections"
+	templatesDir   = "templates"
+	sectionSuffix  = ".md.tmpl"
+	partialSuffix  = ".tmpl"
+	frontMatterSep = "+++"
+	defaultLayer   = "system"
+	// DefaultHarness is the harness used when a request names none.
+	DefaultHarness = "embedded"
+)
+
+// frontMatter is the TOML head of a section file.
+type frontMatter struct {
+	Modes    []string `toml:"modes"`
+	Tier     string   `toml:"tier"`
+	Layer    string   `toml:"layer"`
+	Override string   `toml:"override"`
+}
+
+// section is one parsed section file.
+type section struct {
+	id, file string
+	modes    []Mode
+	tier     Tier
+	layer    string
+	override string
+	body     string // template text; front matter lines kept as blank lines so positions match the file
+}
+
+func (s *section) hasMode(m Mode) bool { return slices.Contains(s.modes, m) }
+
+// manifest is the decoded sections/manifest.toml.
+type manifest struct {
+	Product         string            `toml:"product"`
+	IdentitySection string            `toml:"identity_section"`
+	Boundary        string            `toml:"boundary"`
+	Layers          []layerDecl       `toml:"layer"`
+	Harnesses       []harnessDecl     `toml:"harness"`
+	Bootstrap       bootstrapDecl     `toml:"bootstrap"`
+	Skills          skillsDecl        `toml:"skills"`
+	Vars            map[string]string `toml:"vars"`
+}
+
+type layerDecl struct {
+	Name     string   `toml:"name"`
+	Sections []string `toml:"sections"`
+}
+
+type harnessDecl struct {
+	Name      string            `toml:"name"`
+	Layers    []layerDecl       `toml:"layer"`
+	OmitFiles map[string]string `toml:"omit_files"`
+}
+
+type bootstrapDecl struct {
+	Files             []string `toml:"files"`
+	Optional          []string `toml:"optional"`
+	Dynamic           []string `toml:"dynamic"`
+	Subagent          []string `toml:"subagent"`
+	MaxChars          int      `toml:"max_chars"`
+	TotalMaxChars     int      `toml:"total_max_chars"`
+	TruncationWarning string   `toml:"truncation_warning"`
+}
+
+type skillsDecl struct {
+	MaxPromptChars int `toml:"max_prompt_chars"`
+	MaxInPrompt    int `toml:"max_in_prompt"`
+}
+
+// harness is a resolved harness: its layers with their sections in order.
+type harness struct {
+	name      string
+	layers    []*layer
+	omitFiles map[string]string
+}
+
+type layer struct {
+	name     string
+	sections []*section
+}
+
+// pack is a loaded, validated template pack, before template parsing.
+type pack struct {
+	manifest  manifest
+	sections  map[string]*section
+	harnesses map[string]*harness
+	partials  []partialFile
+	warnings  []*Error
+}
+
+type partialFile struct {
+	file, text string
+}
+
+// loadPack reads and validates a pack. It collects every problem it can
+// find rather than stopping at the first, so lint can list them all.
+func loadPack(fsys fs.FS) (*pack, ErrorList) {
+	var errs ErrorList
+	p := &pack{sections: map[string]*section{}, harnesses: map[string]*harness{}}
+
+	src, err := fs.ReadFile(fsys, manifestPath)
+	if err != nil {
+		return nil, ErrorList{{Phase: PhaseManifest, File: manifestPath, Err: fmt.Errorf("cannot read the manifest: %w", err)}}
+	}
+	if err := strict.TOML(string(src), &p.manifest); err != nil {
+		return nil, ErrorList{posError(PhaseManifest, manifestPath, err)}
+	}
+
+	files, err := fs.ReadDir(fsys, sectionsDir)
+	if err != nil {
+		return nil, ErrorList{{Phase: PhaseManifest, File: sectionsDir, Err: err}}
+	}
+	for _, f := range files {
+		name := f.Name()
+		if f.IsDir() || !strings.HasSuffix(name, sectionSuffix) {
+			continue
+		}
+		file := path.Join(sectionsDir, name)
+		text, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			errs = append(errs, &Error{Phase: PhaseFrontMatter, File: file, Err: err})
+			continue
+		}
+		sec, err := parseSection(file, string(text))
+		if err != nil {
+			errs = append(errs, err.(*Error))
+			continue
+		}
+		p.sections[sec.id] = sec
+	}
+
+	partials, perrs := readPartials(fsys)
+	p.partials = partials
+	errs = append(errs, perrs...)
+	errs = append(errs, p.validateManifest(string(src))...)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return p, nil
+}
+
+// parseSection splits a section file into front matter and body.
+func parseSection(file, text string) (*section, error) {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	id := strings.TrimSuffix(path.Base(file), sectionSuffix)
+	fail := func(line, col int, format string, args ...any) error {
+		return &Error{Phase: PhaseFrontMatter, File: file, Line: line, Col: col, Section: id, Err: fmt.Errorf(format, args...)}
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if len(lines) == 0 || strings.TrimRight(lines[0], "\n") != frontMatterSep {
+		return nil, fail(1, 1, "a section file starts with a %q line, then TOML front matter, then %q", frontMatterSep, frontMatterSep)
+	}
+	end := -1
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], "\n") == frontMatterSep {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return nil, fail(1, 1, "front matter is not closed by a %q line", frontMatterSep)
+	}
+	head := strings.Join(lines[1:end], "")
+	var fm frontMatter
+	if err := strict.TOML(head, &fm); err != nil {
+		e := posError(PhaseFrontMatter, file, err)
+		if e.Line > 0 {
+			e.Line++ // front matter starts on the file's second line
+		}
+		e.Section = id
+		return nil, e
+	}
+	locate := func(key string) (int, int) {
+		l, c := strict.LocateKey(head, key)
+		if l == 0 {
+			return 1, 1
+		}
+		return l + 1, c
+	}
+	sec := &section{id: id, file: file, tier: Tier(fm.Tier), layer: fm.Layer, override: fm.Override}
+	if fm.Modes == nil {
+		return nil, fail(1, 1, "front matter needs modes (a subset of full, minimal, none)")
+	}
+	for _, m := range fm.Modes {
+		switch Mode(m) {
+		case ModeFull, ModeMinimal, ModeNone:
+			if sec.hasMode(Mode(m)) {
+				l, c := locate("modes")
+				return nil, fail(l, c, "mode %q is listed twice", m)
+			}
+			sec.modes = append(sec.modes, Mode(m))
+		default:
+			l, c := locate("modes")
+			return nil, fail(l, c, "unknown mode %q (want full, minimal or none)", m)
+		}
+	}
+	switch sec.tier {
+	case TierStable, TierDynamic:
+	case "":
+		return nil, fail(1, 1, "front matter needs tier (stable or dynamic)")
+	default:
+		l, c := locate("tier")
+		return nil, fail(l, c, "unknown tier %q (want stable or dynamic)", fm.Tier)
+	}
+	if sec.layer == "" {
+		sec.layer = defaultLayer
+	}
+	if sec.override != "" && !slices.Contains(overrideKeys, sec.override) {
+		l, c := locate("override")
+		return nil, fail(l, c, "unknown override %q (want one of %s)", sec.override, strings.Join(overrideKeys, ", "))
+	}
+	// Keep the front matter as blank lines so template positions are file positions.
+	sec.body = strings.Repeat("\n", end+1) + strings.Join(lines[end+1:], "")
+	return sec, nil
+}
+
+// readPartials reads every *.tmpl file under templates/ (sorted walk).
+func readPartials(fsys fs.FS) ([]partialFile, ErrorList) {
+	var out []partialFile
+	var errs ErrorList
+	err := fs.WalkDir(fsys, templatesDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == templatesDir {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, partialSuffix) {
+			return nil
+		}
+		text, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			errs = append(errs, &Error{Phase: PhaseParse, File: p, Err: err})
+			return nil
+		}
+		out = append(out, partialFile{file: p, text: strings.ReplaceAll(string(text), "\r\n", "\n")})
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, &Error{Phase: PhaseParse, File: templatesDir, Err: err})
+	}
+	return out, errs
+}
+
+// validateManifest checks the manifest against the section files and
+// builds the harnesses.
+func (p *pack) validateManifest(src string) ErrorList {
+	var errs ErrorList
+	m := &p.manifest
+	at := func(key string) (int, int) { return strict.LocateKey(src, key) }
+	fail := func(line, col int, format string, args ...any) {
+		errs = append(errs, &Error{Phase: PhaseManifest, File: manifestPath, Line: line, Col: col, Err: fmt.Errorf(format, args...)})
+	}
+	if strings.TrimSpace(m.Boundary) == "" {
+		fail(1, 1, "boundary is required: the marker line between the stable and dynamic tiers")
+	} else if strings.Contains(m.Boundary, "\n") {
+		l, c := at("boundary")
+		fail(l, c, "boundary must be a single line")
+	}
+	if m.Product == "" {
+		m.Product = "OpenClaw"
+	}
+	positions := sectionListPositions(src)
+
+	type declared struct {
+		harness string
+		layers  []layerDecl
+		hIndex  int
+	}
+	all := []declared{{harness: DefaultHarness, layers: m.Layers, hIndex: -1}}
+	seenHarness := map[string]bool{DefaultHarness: true}
+	harnessLines := strict.Headers(src, "harness")
+	for i, h := range m.Harnesses {
+		line := 0
+		if i < len(harnessLines) {
+			line = harnessLines[i]
+		}
+		if h.Name == "" {
+			fail(line, 1, "harness needs a name")
+			continue
+		}
+		if seenHarness[h.Name] {
+			fail(line, 1, "harness %q is declared twice", h.Name)
+			continue
+		}
+		seenHarness[h.Name] = true
+		all = append(all, declared{harness: h.Name, layers: h.Layers, hIndex: i})
+	}
+	if len(m.Layers) == 0 {
+		fail(1, 1, "the manifest declares no [[layer]] for the %s harness", DefaultHarness)
+	}
+
+	listed := map[string]bool{}
+	for _, d := range all {
+		h := &harness{name: d.harness}
+		if d.hIndex >= 0 {
+			h.omitFiles = m.Harnesses[d.hIndex].OmitFiles
+		}
+		inHarness := map[string]string{} // section id -> layer
+		layerNames := map[string]bool{}
+		for li, ld := range d.layers {
+			pos := func(ei int) (int, int) {
+				p := positions[listKey{harness: d.hIndex, layer: li, elem: ei}]
+				return p.line, p.col
+			}
+			if ld.Name == "" {
+				l, c := pos(-1)
+				fail(l, c, "a layer of harness %q has no name", d.harness)
+				continue
+			}
+			if layerNames[ld.Name] {
+				l, c := pos(-1)
+				fail(l, c, "harness %q declares layer %q twice", d.harness, ld.Name)
+				continue
+			}
+			layerNames[ld.Name] = true
+			ly := &layer{name: ld.Name}
+			var lastDynamic *section
+			for ei, id := range ld.Sections {
+				l, c := pos(ei)
+				sec, ok := p.sections[id]
+				if !ok {
+					fail(l, c, "section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
+					continue
+				}
+				if prev, dup := inHarness[id]; dup {
+					fail(l, c, "section %q is listed twice in harness %q (already in layer %q)", id, d.harness, prev)
+					continue
+				}
+				inHarness[id] = ld.Name
+				listed[id] = true
+				if sec.layer != ld.Name {
+					fail(l, c, "section %q declares layer %q but is listed in layer %q", id, sec.layer, ld.Name)
+				}
+				if sec.tier == TierStable && lastDynamic != nil {
+					fail(l, c, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", id, lastDynamic.id, ld.Name)
+				}
+				if sec.tier == TierDynamic {
+					lastDynamic = sec
+				}
+				ly.sections = append(ly.sections, sec)
+			}
+			h.layers = append(h.layers, ly)
+		}
+		p.harnesses[h.name] = h
+	}
+
+	if id := m.IdentitySection; id == "" {
+		fail(1, 1, "identity_section is required: the section mode none renders")
+	} else if sec, ok := p.sections[id]; !ok {
+		l, c := at("identity_section")
+		fail(l, c, "identity_section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
+	} else if !sec.hasMode(ModeNone) {
+		errs = append(errs, &Error{Phase: PhaseFrontMatter, File: sec.file, Line: 2, Col: 1, Section: id,
+			Err: fmt.Errorf("the identity section must declare mode none: it is what mode none renders")})
+	}
+	if bt := m.Bootstrap.TruncationWarning; bt != "" {
+		if _, err := parseWarningMode(bt); err != nil {
+			l, c := at("bootstrap.truncation_warning")
+			fail(l, c, "%v", err)
+		}
+	}
+	for _, k := range []struct {
+		key string
+		v   int
+	}{
+		{"bootstrap.max_chars", m.Bootstrap.MaxChars},
+		{"bootstrap.total_max_chars", m.Bootstrap.TotalMaxChars},
+		{"skills.max_prompt_chars", m.Skills.MaxPromptChars},
+		{"skills.max_in_prompt", m.Skills.MaxInPrompt},
+	} {
+		if k.v < 0 {
+			l, c := at(k.key)
+			fail(l, c, "%s must not be negative", k.key)
+		}
+	}
+
+	ids := make([]string, 0, len(p.sections))
+	for id := range p.sections {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if !listed[id] {
+			p.warnings = append(p.warnings, &Error{Phase: PhaseManifest, File: p.sections[id].file, Line: 1, Col: 1,
+				Err: fmt.Errorf("section %q is listed in no layer of %s, so it never renders", id, manifestPath)})
+		}
+	}
+	return errs
+}
+
+// listKey names one string of a "sections = [...]" array: which harness
+// (-1 for the top-level layers), which layer, which element (-1 for the
+// array itself).
+type listKey struct{ harness, layer, elem int }
+
+type srcPos struct{ line, col int }
+
+// sectionListPositions scans the manifest text for the positions of the
+// strings in every layer's sections array, so validation errors can point
+// at the exact id. BurntSushi/toml does not expose value positions.
+func sectionListPositions(src string) map[listKey]srcPos {
+	out := map[listKey]srcPos{}
+	h, topLayer, hLayer := -1, -1, -1
+	inHarnessLayer := false
+	lines := strings.Split(src, "\n")
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		switch {
+		case t == "[[layer]]":
+			topLayer++
+			inHarnessLayer = false
+			out[listKey{-1, topLayer, -1}] = srcPos{i + 1, 1}
+			continue
+		case t == "[[harness]]":
+			h++
+			hLayer = -1
+			inHarnessLayer = false
+			continue
+		case t == "[[harness.layer]]":
+			hLayer++
+			inHarnessLayer = true
+			out[listKey{h, hLayer, -1}] = srcPos{i + 1, 1}
+			continue
+		case strings.HasPrefix(t, "["):
+			inHarnessLayer = false
+			continue
+		}
+		key, rest, ok := strings.Cut(lines[i], "=")
+		if !ok || strings.TrimSpace(key) != "sections" {
+			continue
+		}
+		k := listKey{-1, topLayer, 0}
+		if inHarnessLayer {
+			k = listKey{h, hLayer, 0}
+		}
+		// Walk the array, possibly over several lines, recording each string.
+		line, col := i, len(key)+2
+		text := rest
+		for depth, done := 0, false; !done; {
+			for j := 0; j < len(text) && !done; j++ {
+				switch ch := text[j]; ch {
+				case '#':
+					j = len(text)
+				case '[':
+					depth++
+				case ']':
+					depth--
+					done = depth <= 0
+				case '"', '\'':
+					end := strings.IndexByte(text[j+1:], ch)
+					if end < 0 {
+						end = len(text) - j - 1
+					}
+					out[k] = srcPos{line + 1, col + j}
+					k.elem++
+					j += end + 1
+				}
+			}
+			if done || line+1 >= len(lines) {
+				break
+			}
+			line++
+			i = line
+			text, col = lines[line], 1
+		}
+	}
+	return out
+}

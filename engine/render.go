@@ -1,0 +1,421 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/vfs"
+)
+
+// Result is one rendered prompt.
+type Result struct {
+	Mode     Mode
+	Harness  string
+	Boundary string
+	Layers   []Layer
+	Settings Settings
+	Files    []bootstrap.File // every bootstrap file considered, with its outcome
+	// TruncationSignature identifies what was cut ("" when nothing was).
+	TruncationSignature string
+	TruncationWarned    bool
+	Omitted             []Omission // manifest sections that did not render, and why
+}
+
+// Layer is the prompt for one carrier of a harness (the embedded harness
+// has one, "system").
+type Layer struct {
+	Name    string
+	Stable  string // the stable sections joined, without the boundary
+	Dynamic string // the dynamic sections joined
+	// Text is the whole layer: Stable, the boundary marker, Dynamic, with
+	// one blank line between parts and one newline at the end.
+	Text         string
+	Sections     []RenderedSection
+	StableSHA256 string // hex sha256 of Stable
+}
+
+// RenderedSection is where a section landed in its layer's Text.
+type RenderedSection struct {
+	ID         string
+	Tier       Tier
+	Start, End int // byte offsets in Layer.Text
+	Chars      int // code points
+	Overridden bool
+}
+
+// Omission says why a manifest section of the harness did not render.
+type Omission struct {
+	ID, Layer, Reason string
+}
+
+// Omission reasons.
+const (
+	OmitMode  = "mode not declared"
+	OmitEmpty = "rendered empty"
+)
+
+// TextWithoutBoundary is Text with the marker line removed.
+func (l Layer) TextWithoutBoundary() string {
+	switch {
+	case l.Stable == "" && l.Dynamic == "":
+		return ""
+	case l.Stable == "":
+		return l.Dynamic + "\n"
+	case l.Dynamic == "":
+		return l.Stable + "\n"
+	}
+	return l.Stable + "\n\n" + l.Dynamic + "\n"
+}
+
+// Render builds the prompt for one request. It is safe for concurrent use.
+func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := req.validate(); err != nil {
+		return nil, &Error{Phase: PhaseRequest, Err: err}
+	}
+	if req.Mode == "" {
+		req.Mode = ModeFull
+	}
+	if req.Harness == "" {
+		req.Harness = DefaultHarness
+	}
+	if req.SessionKind == "" {
+		req.SessionKind = "main"
+	}
+	h, ok := e.pack.harnesses[req.Harness]
+	if !ok {
+		return nil, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
+	}
+	settings, err := Resolve(e.opts.config, &e.pack.manifest, &req)
+	if err != nil {
+		return nil, err
+	}
+	contrib := mergeContributions(req.Contributions)
+	res := &Result{Mode: req.Mode, Harness: h.name, Boundary: e.pack.manifest.Boundary, Settings: settings}
+
+	set := e.pool.Get().(*renderSet)
+	defer e.pool.Put(set)
+
+	files, err := e.loadBootstrap(ctx, set, &req, &settings, h, res)
+	if err != nil {
+		return nil, err
+	}
+	derived := map[string]any{
+		keyConfig:        settings,
+		keyPack:          PackInfo{Product: e.pack.manifest.Product, Vars: e.pack.manifest.Vars},
+		keyFiles:         FileList(files.Stable()),
+		keyStablePrefix:  contrib.stablePrefix,
+		keyDynamicFiles:  FileList(files.Dynamic()),
+		keyDynamicSuffix: contrib.dynamicSuffix,
+		keyTruncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
+	}
+	v := buildViews(&req, derived)
+	protected := protectedTexts(files.Files)
+
+	for _, ly := range h.layers {
+		layer, err := e.renderLayer(set, ly, &req, contrib, v, protected, res)
+		if err != nil {
+			return nil, err
+		}
+		res.Layers = append(res.Layers, layer)
+	}
+	if max := settings.MaxPromptChars; max > 0 {
+		total := 0
+		for _, l := range res.Layers {
+			total += utf8.RuneCountInString(l.Text)
+		}
+		if total > max {
+			return nil, &Error{Phase: PhaseExec, Err: fmt.Errorf("the prompt is %d characters, over contextLimits.maxPromptChars = %d", total, max)}
+		}
+	}
+	return res, nil
+}
+
+func cutFiles(files []bootstrap.File) []string {
+	var out []string
+	for _, f := range files {
+		if f.Status == bootstrap.StatusTruncated {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// protectedTexts are the injected file contents, which the newline
+// tidy-up must leave exactly as they are.
+func protectedTexts(files []bootstrap.File) []string {
+	var out []string
+	for _, f := range files {
+		if strings.Contains(f.Content, "\n\n\n") {
+			out = append(out, f.Content)
+		}
+	}
+	return out
+}
+
+func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib merged, v views, protected []string, res *Result) (Layer, error) {
+	var stable, dynamic []string
+	var infos []RenderedSection
+	boundary := e.pack.manifest.Boundary
+	for _, sec := range ly.sections {
+		if !sec.hasMode(req.Mode) || (req.Mode == ModeNone && sec.id != e.pack.manifest.IdentitySection) {
+			res.Omitted = append(res.Omitted, Omission{ID: sec.id, Layer: ly.name, Reason: OmitMode})
+			continue
+		}
+		var out string
+		overridden := false
+		if text, ok := contrib.overrides[sec.override]; ok && sec.override != "" {
+			out, overridden = text, true
+		} else {
+			dot := v.full
+			if sec.tier == TierStable {
+				dot = v.stable
+			}
+			set.buf.Reset()
+			if err := set.t.ExecuteTemplate(&set.buf, sec.file, dot); err != nil {
+				return Layer{}, execError(sec, err)
+			}
+			out = tidy(set.buf.String(), protected)
+		}
+		out = neutralizeBoundary(out, boundary)
+		if out == "" {
+			res.Omitted = append(res.Omitted, Omission{ID: sec.id, Layer: ly.name, Reason: OmitEmpty})
+			continue
+		}
+		infos = append(infos, RenderedSection{ID: sec.id, Tier: sec.tier, Chars: utf8.RuneCountInString(out), Overridden: overridden})
+		if sec.tier == TierStable {
+			stable = append(stable, out)
+		} else {
+			dynamic = append(dynamic, out)
+		}
+	}
+	return assemble(ly.name, boundary, stable, dynamic, infos), nil
+}
+
+// assemble joins the sections around the boundary and records offsets.
+// Stable and Dynamic are slices of Text, not copies.
+func assemble(name, boundary string, stable, dynamic []string, infos []RenderedSection) Layer {
+	l := Layer{Name: name}
+	size := len(boundary) + 8
+	for _, p := range stable {
+		size += len(p) + 2
+	}
+	for _, p := range dynamic {
+		size += len(p) + 2
+	}
+	var b strings.Builder
+	b.Grow(size)
+	i := 0
+	place := func(parts []string) {
+		for j, part := range parts {
+			if j > 0 {
+				b.WriteString("\n\n")
+			}
+			infos[i].Start = b.Len()
+			b.WriteString(part)
+			infos[i].End = b.Len()
+			i++
+		}
+	}
+	place(stable)
+	stableEnd := b.Len()
+	if len(stable) > 0 {
+		b.WriteString("\n\n")
+	}
+	b.WriteString(boundary)
+	b.WriteString("\n")
+	dynamicStart := b.Len()
+	if len(dynamic) > 0 {
+		b.WriteString("\n")
+		dynamicStart++
+		place(dynamic)
+		b.WriteString("\n")
+	}
+	l.Text = b.String()
+	l.Stable = l.Text[:stableEnd]
+	if len(dynamic) > 0 {
+		l.Dynamic = l.Text[dynamicStart : len(l.Text)-1]
+	}
+	l.Sections = infos
+	sum := sha256.Sum256([]byte(l.Stable))
+	l.StableSHA256 = hex.EncodeToString(sum[:])
+	return l
+}
+
+// tidy trims a rendered section and folds runs of blank lines into one,
+// except inside injected file content, which is printed exactly.
+func tidy(s string, protected []string) string {
+	s = strings.TrimSpace(s)
+	if !strings.Contains(s, "\n\n\n") {
+		return s
+	}
+	var keep [][2]int
+	for _, p := range protected {
+		for from := 0; ; {
+			i := strings.Index(s[from:], p)
+			if i < 0 {
+				break
+			}
+			keep = append(keep, [2]int{from + i, from + i + len(p)})
+			from += i + len(p)
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	newlines := 0
+	for i := 0; i < len(s); i++ {
+		if k := inside(keep, i); k >= 0 {
+			b.WriteString(s[i:keep[k][1]])
+			i = keep[k][1] - 1
+			newlines = 0
+			continue
+		}
+		if s[i] == '\n' {
+			newlines++
+			if newlines > 2 {
+				continue
+			}
+		} else {
+			newlines = 0
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func inside(ranges [][2]int, i int) int {
+	for k, r := range ranges {
+		if i == r[0] {
+			return k
+		}
+	}
+	return -1
+}
+
+// neutralizeBoundary stops text from carrying the boundary marker, which
+// would split the prompt in the wrong place.
+func neutralizeBoundary(s, boundary string) string {
+	if !strings.Contains(s, boundary) {
+		return s
+	}
+	return strings.ReplaceAll(s, boundary, "[cache boundary marker removed]")
+}
+
+// loadBootstrap resolves and budgets the workspace files for the request.
+func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request, s *Settings, h *harness, res *Result) (bootstrap.Result, error) {
+	if e.opts.fs == nil || s.Workspace == "" {
+		return bootstrap.Result{}, nil
+	}
+	ws := vfs.NewWorkspace(e.opts.fs, s.Workspace)
+	today, yesterday := "", ""
+	if req.Session.Reset && req.Date != "" {
+		loc, err := time.LoadLocation(s.UserTimezone)
+		if err != nil {
+			return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: fmt.Errorf("time zone %q: %w", s.UserTimezone, err)}
+		}
+		t, _ := time.Parse(time.RFC3339, req.Date)
+		t = t.In(loc)
+		today, yesterday = t.Format(time.DateOnly), t.AddDate(0, 0, -1).Format(time.DateOnly)
+	}
+	m := e.pack.manifest.Bootstrap
+	opts := bootstrap.Options{
+		Files:         m.Files,
+		Optional:      m.Optional,
+		DynamicFiles:  m.Dynamic,
+		SubagentFiles: m.Subagent,
+		MaxChars:      s.BootstrapMaxChars,
+		TotalMaxChars: s.BootstrapTotalMaxChars,
+		Session:       req.SessionKind,
+		BrandNew:      req.Workspace.BrandNew,
+		Heartbeat:     s.HeartbeatEnabled && s.HeartbeatSection,
+		Startup:       req.Session.Reset,
+		Today:         today,
+		Yesterday:     yesterday,
+		Omit:          h.omitFiles,
+		Hook:          e.opts.hook,
+		Markers:       &markers{set: set},
+		Cache:         e.opts.cache,
+	}
+	r, err := bootstrap.Load(ctx, ws, opts)
+	if err != nil {
+		return bootstrap.Result{}, &Error{Phase: PhaseWorkspace, File: s.Workspace, Err: err}
+	}
+	res.Files = r.Files
+	res.TruncationSignature = r.Signature
+	mode, err := parseWarningMode(s.TruncationWarning)
+	if err != nil {
+		return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: err}
+	}
+	warn, err := bootstrap.ShouldWarn(ctx, mode, r.Signature, e.opts.store)
+	if err != nil {
+		return bootstrap.Result{}, &Error{Phase: PhaseWorkspace, Err: err}
+	}
+	res.TruncationWarned = warn
+	return r, nil
+}
+
+func parseWarningMode(s string) (bootstrap.WarningMode, error) {
+	return bootstrap.ParseWarningMode(s)
+}
+
+// markers renders the bootstrap markers from the pack's partials.
+type markers struct {
+	set *renderSet
+}
+
+// exec renders a marker partial. New has executed every marker partial
+// with values of the same types, so the fallback is only reached if a
+// partial fails on specific values (a path that trips a user's own
+// function), and even then the file's fate is still stated.
+func (m *markers) exec(name string, data any, fallback string) string {
+	var b strings.Builder
+	if err := m.set.t.ExecuteTemplate(&b, name, data); err != nil {
+		return fallback
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func (m *markers) Missing(display string) string {
+	return m.exec("missing_marker", map[string]any{"Path": display}, "[MISSING] Expected at: "+display)
+}
+
+func (m *markers) Truncated(display string, kept, raw int) string {
+	return "\n" + m.exec("truncation_marker", map[string]any{"Path": display, "Kept": kept, "Raw": raw},
+		fmt.Sprintf("[... truncated %s: kept %d of %d characters; read the file for the full text ...]", display, kept, raw)) + "\n"
+}
+
+func (m *markers) Binary(display string) string {
+	return m.exec("binary_marker", map[string]any{"Path": display}, "[BINARY] Not injected: "+display)
+}
+
+// checkMarkers executes the marker partials once with sample values, so a
+// broken user partial fails at New rather than mid-render.
+func (e *Engine) checkMarkers() *Error {
+	set := e.newRenderSet()
+	for _, c := range []struct {
+		name string
+		data any
+	}{
+		{"missing_marker", map[string]any{"Path": "/ws/AGENTS.md"}},
+		{"truncation_marker", map[string]any{"Path": "/ws/AGENTS.md", "Kept": 1, "Raw": 2}},
+		{"binary_marker", map[string]any{"Path": "/ws/AGENTS.md"}},
+	} {
+		t := set.t.Lookup(c.name)
+		if t == nil {
+			return &Error{Phase: PhaseParse, File: templatesDir, Err: fmt.Errorf("the pack defines no %q partial", c.name)}
+		}
+		var b strings.Builder
+		if err := t.Execute(&b, c.data); err != nil {
+			return execError(&section{file: templatesDir}, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,297 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/funcs"
+)
+
+// directRequest is a direct chat turn over a small workspace at /ws.
+func directRequest() engine.Request {
+	return engine.Request{
+		Mode:      engine.ModeFull,
+		Date:      "2026-11-30T09:15:00Z",
+		Timezone:  "Europe/Lisbon",
+		Workspace: engine.Workspace{Path: "/ws"},
+		Tools:     []engine.Tool{{Name: "read", Description: "Read a file."}, {Name: "exec", Description: "Run a command."}},
+		Channel:   engine.Channel{ID: "telegram", ChatType: "direct", Delivery: "automatic"},
+		Runtime:   engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Model: "anthropic/claude"},
+		Owners:    []string{"telegram:1"},
+	}
+}
+
+func smallWorkspace() map[string]string {
+	return map[string]string{
+		"AGENTS.md":    "# Agents\nBe careful. Placeholders look like {{ .ClientName }} and {{ template \"x\" }}.\n",
+		"SOUL.md":      "Warm and direct.\n",
+		"TOOLS.md":     "nas.local is the NAS.\n",
+		"IDENTITY.md":  "Name: Wren\n",
+		"USER.md":      "Ana, Lisbon.\n",
+		"HEARTBEAT.md": "- check the inbox\n",
+		"MEMORY.md":    "Ana prefers bullet lists.\n",
+	}
+}
+
+func TestRenderSplitsAtTheBoundary(t *testing.T) {
+	res := render(t, packWith(t, nil), directRequest(), engine.WithFS(workspaceFS(t, smallWorkspace())))
+	require.Len(t, res.Layers, 1)
+	l := res.Layers[0]
+	assert.Equal(t, "system", l.Name)
+	stable, dynamic, ok := strings.Cut(l.Text, "\n\n"+res.Boundary+"\n\n")
+	require.True(t, ok, "the boundary sits between blank lines")
+	assert.Equal(t, l.Stable, stable)
+	assert.Equal(t, l.Dynamic+"\n", dynamic)
+	assert.True(t, strings.HasSuffix(l.Text, "\n") && !strings.HasSuffix(l.Text, "\n\n"), "ends with one newline")
+	assert.NotContains(t, l.Text, "\n\n\n")
+
+	// Every section sits on its tier's side and the offsets are exact.
+	boundaryAt := strings.Index(l.Text, res.Boundary)
+	for _, s := range l.Sections {
+		assert.Equal(t, s.ID != "" && s.Tier == engine.TierStable, s.End <= boundaryAt, "section %s on the wrong side", s.ID)
+		assert.Equal(t, strings.TrimSpace(l.Text[s.Start:s.End]), l.Text[s.Start:s.End])
+	}
+	assert.Contains(t, stable, "# Project Context")
+	assert.Contains(t, dynamic, "## Runtime")
+	assert.Contains(t, dynamic, "check the inbox", "HEARTBEAT.md is dynamic")
+	assert.NotContains(t, stable, "check the inbox")
+}
+
+func TestWorkspaceContentIsNeverATemplate(t *testing.T) {
+	res := render(t, packWith(t, nil), directRequest(), engine.WithFS(workspaceFS(t, smallWorkspace())))
+	assert.Contains(t, res.Layers[0].Text, `Placeholders look like {{ .ClientName }} and {{ template "x" }}.`)
+}
+
+func TestBoundaryInsideWorkspaceContentIsNeutralized(t *testing.T) {
+	ws := smallWorkspace()
+	ws["SOUL.md"] = "before\n<!-- SYSPROMPT_CACHE_BOUNDARY -->\nafter\n"
+	res := render(t, packWith(t, nil), directRequest(), engine.WithFS(workspaceFS(t, ws)))
+	assert.Equal(t, 1, strings.Count(res.Layers[0].Text, res.Boundary))
+	assert.Contains(t, res.Layers[0].Stable, "before\n[cache boundary marker removed]\nafter")
+}
+
+func TestModes(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "both", "fullonly", "dyn"`), map[string]string{
+		"both":     section(stable, "## Both"),
+		"fullonly": section("modes = [\"full\"]\ntier = \"stable\"", "## Full only"),
+		"dyn":      section(dynamic, "## Dynamic"),
+	})
+	cases := map[engine.Mode]string{
+		engine.ModeFull:    "I am the agent.\n\n## Both\n\n## Full only\n\n<!-- B -->\n\n## Dynamic\n",
+		engine.ModeMinimal: "I am the agent.\n\n## Both\n\n<!-- B -->\n\n## Dynamic\n",
+		engine.ModeNone:    "I am the agent.\n\n<!-- B -->\n",
+	}
+	for mode, want := range cases {
+		t.Run(string(mode), func(t *testing.T) {
+			res := render(t, p, engine.Request{Mode: mode})
+			assert.Equal(t, want, res.Layers[0].Text)
+		})
+	}
+}
+
+func TestBlankSectionsAreOmittedAndJoinedByOneBlankLine(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "blank", "loose", "gated"`), map[string]string{
+		"blank": section(stable, "\n  \n\t\n"),
+		"loose": section(stable, "\n\n## Loose\n\n\n\nline after gap\n\n\n"),
+		"gated": section(stable, "{{ if .Workspace.Path }}## Gated{{ end }}"),
+	})
+	res := render(t, p, engine.Request{})
+	assert.Equal(t, "I am the agent.\n\n## Loose\n\nline after gap\n\n<!-- B -->\n", res.Layers[0].Text)
+	var reasons []string
+	for _, o := range res.Omitted {
+		reasons = append(reasons, o.ID+": "+o.Reason)
+	}
+	assert.Equal(t, []string{"blank: rendered empty", "gated: rendered empty"}, reasons)
+}
+
+func TestInjectedContentKeepsItsBlankLines(t *testing.T) {
+	ws := smallWorkspace()
+	ws["SOUL.md"] = "para one\n\n\n\npara two\n"
+	res := render(t, packWith(t, nil), directRequest(), engine.WithFS(workspaceFS(t, ws)))
+	assert.Contains(t, res.Layers[0].Text, "para one\n\n\n\npara two")
+}
+
+func TestStableSectionCannotReadVolatileFieldAtRenderTime(t *testing.T) {
+	// A variable hides the field from the static check; the stable view
+	// still does not hold it.
+	p := minimalPack(t, manifest(`"identity", "sneaky"`), map[string]string{
+		"sneaky": section(stable, "{{ $v := . }}\n{{ $v.Channel }}"),
+	})
+	e, err := engine.New(p)
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), directRequest())
+	require.Error(t, err)
+	var te *engine.TierError
+	require.True(t, errors.As(err, &te), "got %v", err)
+	assert.Equal(t, "Channel", te.Field)
+	assert.Equal(t, `sections/sneaky.md.tmpl:6:6: section sneaky: stable section uses volatile field Channel: the cached prefix must not depend on it (move the use to a dynamic section)`, err.Error())
+}
+
+func TestDynamicSectionMayReadEverything(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "d"`), map[string]string{
+		"d": section(dynamic, "{{ .Channel.ID }} {{ .Tools.Has \"READ\" }} {{ .Config.TimeFormat }}"),
+	})
+	res := render(t, p, directRequest())
+	assert.Equal(t, "telegram true auto", res.Layers[0].Dynamic)
+}
+
+func TestExecErrorsAreTyped(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "d"`), map[string]string{
+		"d": section(dynamic, "ok\n{{ required \"a channel id is needed\" .Channel.ID }}"),
+	})
+	e, err := engine.New(p)
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), engine.Request{})
+	require.Error(t, err)
+	var req *funcs.RequiredError
+	require.True(t, errors.As(err, &req), "got %T %v", err, err)
+	var ee *engine.Error
+	require.True(t, errors.As(err, &ee))
+	assert.Equal(t, engine.PhaseExec, ee.Phase)
+	assert.Equal(t, "sections/d.md.tmpl", ee.File)
+	assert.Equal(t, 6, ee.Line)
+	assert.NotContains(t, err.Error(), "\n")
+}
+
+func TestHarnessLayers(t *testing.T) {
+	m := manifest(`"identity", "d"`) + `
+[[harness]]
+name = "two"
+[[harness.layer]]
+name = "system"
+sections = ["identity"]
+[[harness.layer]]
+name = "developer"
+sections = ["dev"]
+`
+	p := minimalPack(t, m, map[string]string{
+		"d":   section(dynamic, "dyn"),
+		"dev": section(stable+"\nlayer = \"developer\"", "developer notes"),
+	})
+	res := render(t, p, engine.Request{Harness: "two"})
+	require.Len(t, res.Layers, 2)
+	assert.Equal(t, "system", res.Layers[0].Name)
+	assert.Equal(t, "I am the agent.\n\n<!-- B -->\n", res.Layers[0].Text)
+	assert.Equal(t, "developer", res.Layers[1].Name)
+	assert.Equal(t, "developer notes\n\n<!-- B -->\n", res.Layers[1].Text)
+
+	e, err := engine.New(p)
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), engine.Request{Harness: "three"})
+	require.EqualError(t, err, `harness "three" is not declared in the pack (have embedded, two)`)
+}
+
+func TestProviderContributions(t *testing.T) {
+	p := packWith(t, nil)
+	req := directRequest()
+	req.Contributions = []engine.Contribution{
+		{StablePrefix: "## Contract\r\nBe exact.   \n", DynamicSuffix: "  ## Turn note\nshort  ", SectionOverrides: map[string]string{"tool_call_style": "## Calls\nfirst"}},
+		{StablePrefix: "## Contract\nBe exact.", SectionOverrides: map[string]string{"tool_call_style": "## Calls\nsecond", "interaction_style": "## Style\nfriendly", "execution_bias": "## Bias\nminimal too"}},
+	}
+	res := render(t, p, req)
+	l := res.Layers[0]
+	assert.Equal(t, 1, strings.Count(l.Text, "## Contract\nBe exact."), "duplicate prefixes are dropped, text normalized")
+	assert.Contains(t, l.Stable, "## Contract\nBe exact.\n\n## Safety", "prefix sits before Safety")
+	assert.Contains(t, l.Dynamic, "## Turn note\nshort")
+	assert.Contains(t, l.Stable, "## Calls\nsecond")
+	assert.NotContains(t, l.Text, "## Tool Call Style")
+	assert.NotContains(t, l.Text, "first")
+	assert.Contains(t, l.Stable, "## Style\nfriendly")
+	assert.Less(t, strings.Index(l.Stable, "## Style"), strings.Index(l.Stable, "## Calls"))
+
+	// Execution Bias is full-mode text, but an override shows in minimal too.
+	req.Mode = engine.ModeMinimal
+	min := render(t, p, req)
+	assert.Contains(t, min.Layers[0].Stable, "## Bias\nminimal too")
+	req.Contributions = nil
+	min = render(t, p, req)
+	assert.NotContains(t, min.Layers[0].Text, "## Execution Bias")
+}
+
+func TestParallelRendersAreIdentical(t *testing.T) {
+	e, err := engine.New(packWith(t, nil), engine.WithFS(workspaceFS(t, smallWorkspace())))
+	require.NoError(t, err)
+	first, err := e.Render(context.Background(), directRequest())
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8*20)
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				res, err := e.Render(context.Background(), directRequest())
+				if err != nil {
+					errs <- err
+					return
+				}
+				if res.Layers[0].Text != first.Layers[0].Text {
+					errs <- errors.New("parallel render differs")
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func TestRenderIgnoresTheLocalZone(t *testing.T) {
+	// The engine takes no clock and no local zone: the same request
+	// renders the same bytes whatever time.Local is.
+	saved := time.Local
+	t.Cleanup(func() { time.Local = saved })
+	req := directRequest()
+	req.Session.Reset = true
+	var texts []string
+	for _, zone := range []*time.Location{time.UTC, time.FixedZone("IST", 5*3600+1800), time.FixedZone("HST", -10*3600)} {
+		time.Local = zone
+		res := render(t, packWith(t, nil), req, engine.WithFS(workspaceFS(t, smallWorkspace())))
+		texts = append(texts, res.Layers[0].Text)
+	}
+	assert.Equal(t, texts[0], texts[1])
+	assert.Equal(t, texts[0], texts[2])
+}
+
+func TestVolatileChangesKeepTheStablePrefix(t *testing.T) {
+	e, err := engine.New(packWith(t, nil), engine.WithFS(workspaceFS(t, smallWorkspace())))
+	require.NoError(t, err)
+	base, err := e.Render(context.Background(), directRequest())
+	require.NoError(t, err)
+	changes := map[string]func(*engine.Request){
+		"date": func(r *engine.Request) { r.Date = "2026-12-01T23:59:00Z" },
+		"channel": func(r *engine.Request) {
+			r.Channel = engine.Channel{ID: "discord", ChatType: "group", Delivery: "message_tool_only"}
+		},
+		"owners":  func(r *engine.Request) { r.Owners = []string{"a", "b"} },
+		"runtime": func(r *engine.Request) { r.Runtime.Host = "other" },
+		"extra":   func(r *engine.Request) { r.ExtraSystemPrompt = "Group rules." },
+		"suffix":  func(r *engine.Request) { r.Contributions = []engine.Contribution{{DynamicSuffix: "later"}} },
+	}
+	for name, change := range changes {
+		t.Run(name, func(t *testing.T) {
+			req := directRequest()
+			change(&req)
+			res, err := e.Render(context.Background(), req)
+			require.NoError(t, err)
+			assert.Equal(t, base.Layers[0].StableSHA256, res.Layers[0].StableSHA256)
+			assert.Equal(t, base.Layers[0].Stable, res.Layers[0].Stable)
+		})
+	}
+}
+
+func TestRequestValidationAtRender(t *testing.T) {
+	e, err := engine.New(packWith(t, nil))
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), engine.Request{Mode: "loud"})
+	require.EqualError(t, err, `mode: mode = "loud" is not allowed (want full, minimal, none)`)
+}

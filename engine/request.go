@@ -1,0 +1,290 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sysprompt/sysprompt/engine/internal/strict"
+)
+
+// Request holds the live facts of one agent run. Every field says whether
+// it is stable (the same from turn to turn of a session, so it may shape
+// the cached prefix) or volatile (may change every turn, so only dynamic
+// sections may read it). The tier tag is the single declaration the engine
+// enforces: a stable section that reads a volatile field fails to render.
+//
+// Keys in TOML and JSON request files are the snake_case names below;
+// unknown keys are errors.
+type Request struct {
+	// Mode is full (default), minimal (sub-agents) or none (identity only).
+	Mode Mode `toml:"mode" json:"mode" tier:"stable"`
+	// Harness selects the manifest's harness; default "embedded".
+	Harness string `toml:"harness" json:"harness" tier:"stable"`
+	// Agent is the agent id used to pick [[agents.list]] overrides.
+	Agent string `toml:"agent" json:"agent" tier:"stable"`
+	// SessionKind is main, subagent, cron or heartbeat; default main.
+	SessionKind string `toml:"session_kind" json:"session_kind" tier:"stable"`
+	// Session holds per-turn session facts.
+	Session Session `toml:"session" json:"session" tier:"volatile"`
+	// Tools are the tools the model can call this run, in the caller's order.
+	Tools []Tool `toml:"tools" json:"tools" tier:"stable"`
+	// Channel is where the turn came from and how replies are delivered.
+	Channel Channel `toml:"channel" json:"channel" tier:"volatile"`
+	// Runtime describes the host and model; it feeds the Runtime line.
+	Runtime Runtime `toml:"runtime" json:"runtime" tier:"volatile"`
+	// Workspace is the agent's workspace directory.
+	Workspace Workspace `toml:"workspace" json:"workspace" tier:"stable"`
+	// Docs points at local documentation and source.
+	Docs Docs `toml:"docs" json:"docs" tier:"stable"`
+	// Sandbox describes the sandbox the run executes in, if any.
+	Sandbox Sandbox `toml:"sandbox" json:"sandbox" tier:"stable"`
+	// Date is the current time, RFC 3339 ("2026-11-30T09:15:00Z").
+	Date string `toml:"date" json:"date" tier:"volatile"`
+	// Timezone is the user's IANA time zone; it overrides userTimezone.
+	Timezone string `toml:"timezone" json:"timezone" tier:"stable"`
+	// Heartbeat is set on heartbeat turns.
+	Heartbeat Heartbeat `toml:"heartbeat" json:"heartbeat" tier:"volatile"`
+	// Owners are the sender ids allowed to command the agent.
+	Owners []string `toml:"owners" json:"owners" tier:"volatile"`
+	// TTSHint is the caller's text-to-speech guidance.
+	TTSHint string `toml:"tts_hint" json:"tts_hint" tier:"volatile"`
+	// ModelAliases maps short names to provider/model references.
+	ModelAliases map[string]string `toml:"model_aliases" json:"model_aliases" tier:"stable"`
+	// Reactions is the channel's reaction guidance level.
+	Reactions Reactions `toml:"reactions" json:"reactions" tier:"volatile"`
+	// ExtraSystemPrompt is caller text for this turn (group or subagent context).
+	ExtraSystemPrompt string `toml:"extra_system_prompt" json:"extra_system_prompt" tier:"volatile"`
+	// Contributions are provider prompt contributions (SPEC 5.2). Their
+	// stable prefix and overrides are stable, their dynamic suffix is
+	// volatile; templates see them merged as StablePrefix and DynamicSuffix.
+	Contributions []Contribution `toml:"contributions" json:"contributions" tier:"-"`
+}
+
+// Session holds the volatile per-turn session facts.
+type Session struct {
+	Key   string `toml:"key" json:"key"`
+	ID    string `toml:"id" json:"id"`
+	Reset bool   `toml:"reset" json:"reset"` // a /new or /reset turn
+}
+
+// Tool is one callable tool.
+type Tool struct {
+	Name        string         `toml:"name" json:"name"`
+	Description string         `toml:"description" json:"description"`
+	Schema      map[string]any `toml:"schema" json:"schema"`
+}
+
+// Channel is the messaging surface of the turn.
+type Channel struct {
+	ID           string   `toml:"id" json:"id"`
+	ChatType     string   `toml:"chat_type" json:"chat_type"` // direct | group | channel
+	Delivery     string   `toml:"delivery" json:"delivery"`   // automatic | message_tool_only
+	Capabilities []string `toml:"capabilities" json:"capabilities"`
+}
+
+// Runtime describes where and with what the agent runs.
+type Runtime struct {
+	Host         string `toml:"host" json:"host"`
+	OS           string `toml:"os" json:"os"`
+	Arch         string `toml:"arch" json:"arch"`
+	Version      string `toml:"version" json:"version"`
+	Provider     string `toml:"provider" json:"provider"`
+	Model        string `toml:"model" json:"model"`
+	DefaultModel string `toml:"default_model" json:"default_model"`
+	RepoRoot     string `toml:"repo_root" json:"repo_root"`
+	Shell        string `toml:"shell" json:"shell"`
+	Thinking     string `toml:"thinking" json:"thinking"`
+	Reasoning    string `toml:"reasoning" json:"reasoning"`
+}
+
+// Workspace is the agent workspace.
+type Workspace struct {
+	Path     string `toml:"path" json:"path"`
+	BrandNew bool   `toml:"brand_new" json:"brand_new"`
+}
+
+// Docs locates documentation and source.
+type Docs struct {
+	Path   string `toml:"path" json:"path"`
+	URL    string `toml:"url" json:"url"`
+	Source string `toml:"source" json:"source"`
+}
+
+// Sandbox describes a sandboxed run.
+type Sandbox struct {
+	Enabled         bool   `toml:"enabled" json:"enabled"`
+	Workdir         string `toml:"workdir" json:"workdir"`
+	WorkspaceAccess string `toml:"workspace_access" json:"workspace_access"`
+	Elevated        bool   `toml:"elevated" json:"elevated"`
+}
+
+// Heartbeat is set on heartbeat turns.
+type Heartbeat struct {
+	Prompt string `toml:"prompt" json:"prompt"`
+}
+
+// Reactions is reaction guidance for the channel.
+type Reactions struct {
+	Level string `toml:"level" json:"level"` // minimal | extensive
+}
+
+// Contribution is one provider's prompt contribution.
+type Contribution struct {
+	StablePrefix     string            `toml:"stable_prefix" json:"stable_prefix"`
+	DynamicSuffix    string            `toml:"dynamic_suffix" json:"dynamic_suffix"`
+	SectionOverrides map[string]string `toml:"section_overrides" json:"section_overrides"`
+}
+
+// ParseRequest decodes a TOML or JSON request (JSON when the first
+// non-space byte is '{'). name is used in error messages.
+func ParseRequest(name string, src []byte) (Request, error) {
+	var req Request
+	var err error
+	if trimmed := bytes.TrimSpace(src); len(trimmed) > 0 && trimmed[0] == '{' {
+		err = strict.JSON(src, &req)
+	} else {
+		err = strict.TOML(string(src), &req)
+	}
+	if err != nil {
+		return Request{}, posError(PhaseRequest, name, err)
+	}
+	if err := req.validate(); err != nil {
+		e := &Error{Phase: PhaseRequest, File: name, Err: err}
+		if ke, ok := err.(*keyError); ok {
+			e.Err = ke.err
+			if l, c := strict.LocateKey(string(src), ke.key); l > 0 {
+				e.Line, e.Col = l, c
+			} else if l, c := jsonKeyPos(src, ke.key); l > 0 {
+				e.Line, e.Col = l, c
+			}
+		}
+		return Request{}, e
+	}
+	return req, nil
+}
+
+// keyError is a bad value at a dotted key.
+type keyError struct {
+	key string
+	err error
+}
+
+func (e *keyError) Error() string { return e.key + ": " + e.err.Error() }
+
+func badValue(key, got string, allowed ...string) error {
+	return &keyError{key: key, err: fmt.Errorf("%s = %q is not allowed (want %s)", key, got, strings.Join(allowed, ", "))}
+}
+
+// validate checks enumerated values; empty means default.
+func (r *Request) validate() error {
+	switch r.Mode {
+	case "", ModeFull, ModeMinimal, ModeNone:
+	default:
+		return badValue("mode", string(r.Mode), "full", "minimal", "none")
+	}
+	switch r.SessionKind {
+	case "", "main", "subagent", "cron", "heartbeat":
+	default:
+		return badValue("session_kind", r.SessionKind, "main", "subagent", "cron", "heartbeat")
+	}
+	switch r.Channel.ChatType {
+	case "", "direct", "group", "channel":
+	default:
+		return badValue("channel.chat_type", r.Channel.ChatType, "direct", "group", "channel")
+	}
+	switch r.Channel.Delivery {
+	case "", "automatic", "message_tool_only":
+	default:
+		return badValue("channel.delivery", r.Channel.Delivery, "automatic", "message_tool_only")
+	}
+	switch r.Reactions.Level {
+	case "", "minimal", "extensive":
+	default:
+		return badValue("reactions.level", r.Reactions.Level, "minimal", "extensive")
+	}
+	if r.Date != "" {
+		if _, err := time.Parse(time.RFC3339, r.Date); err != nil {
+			return &keyError{key: "date", err: fmt.Errorf("date %q is not an RFC 3339 time such as 2026-11-30T09:15:00Z", r.Date)}
+		}
+	}
+	if r.Timezone != "" {
+		if _, err := time.LoadLocation(r.Timezone); err != nil {
+			return &keyError{key: "timezone", err: fmt.Errorf("timezone %q is not a known IANA zone", r.Timezone)}
+		}
+	}
+	for i, c := range r.Contributions {
+		for k := range c.SectionOverrides {
+			if !containsString(overrideKeys, k) {
+				return &keyError{key: "contributions.section_overrides." + k,
+					err: fmt.Errorf("contributions[%d]: unknown section override %q (want %s)", i, k, strings.Join(overrideKeys, ", "))}
+			}
+		}
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonKeyPos finds the first `"last":` of a dotted key in a JSON document.
+func jsonKeyPos(src []byte, key string) (int, int) {
+	last := key[strings.LastIndex(key, ".")+1:]
+	i := bytes.Index(src, []byte(`"`+last+`"`))
+	if i < 0 {
+		return 0, 0
+	}
+	line := bytes.Count(src[:i], []byte("\n")) + 1
+	return line, i - (bytes.LastIndexByte(src[:i], '\n') + 1) + 1
+}
+
+// requestField is one template-visible request field and its tier.
+type requestField struct {
+	key   string // template name: the Go field name
+	index int
+	tier  Tier
+}
+
+// requestFields and volatileKeys are read once from Request's tier tags.
+var requestFields, volatileKeys = func() ([]requestField, map[string]bool) {
+	var fields []requestField
+	volatile := map[string]bool{}
+	t := reflect.TypeFor[Request]()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		switch tag := f.Tag.Get("tier"); tag {
+		case "stable":
+			fields = append(fields, requestField{f.Name, i, TierStable})
+		case "volatile":
+			fields = append(fields, requestField{f.Name, i, TierDynamic})
+			volatile[f.Name] = true
+		case "-":
+		default:
+			panic(fmt.Sprintf("engine: Request.%s has tier tag %q; want stable, volatile or -", f.Name, tag))
+		}
+	}
+	// Derived view keys that are volatile (see view.go).
+	for _, k := range derivedVolatile {
+		volatile[k] = true
+	}
+	return fields, volatile
+}()
+
+// VolatileFields lists the template names of the volatile fields, sorted.
+func VolatileFields() []string {
+	out := make([]string, 0, len(volatileKeys))
+	for k := range volatileKeys {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,84 @@
+package engine_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine"
+)
+
+func mustReadFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	return b
+}
+
+func TestParseRequestTOMLAndJSONAgree(t *testing.T) {
+	toml := `
+mode = "minimal"
+date = "2026-11-30T09:15:00Z"
+[channel]
+id = "discord"
+chat_type = "group"
+[[tools]]
+name = "read"
+schema = { type = "object", properties = { path = { type = "string" } } }
+[[contributions]]
+stable_prefix = "p"
+section_overrides = { tool_call_style = "x" }
+`
+	json := `{"mode": "minimal", "date": "2026-11-30T09:15:00Z",
+  "channel": {"id": "discord", "chat_type": "group"},
+  "tools": [{"name": "read", "schema": {"type": "object", "properties": {"path": {"type": "string"}}}}],
+  "contributions": [{"stable_prefix": "p", "section_overrides": {"tool_call_style": "x"}}]}`
+	a, err := engine.ParseRequest("r.toml", []byte(toml))
+	require.NoError(t, err)
+	b, err := engine.ParseRequest("r.json", []byte(json))
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+	assert.Equal(t, engine.ModeMinimal, a.Mode)
+	assert.Equal(t, "string", a.Tools[0].Schema["properties"].(map[string]any)["path"].(map[string]any)["type"])
+}
+
+func TestParseRequestErrors(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"unknown key", "mode = \"full\"\nchanel = \"x\"\n", `r:2:1: unknown key "chanel"`},
+		{"unknown nested key", "[channel]\nid = \"t\"\ndelivry = \"automatic\"\n", `r:3:1: unknown key "channel.delivry"`},
+		{"bad mode", "mode = \"loud\"\n", `r:1:1: mode = "loud" is not allowed (want full, minimal, none)`},
+		{"bad delivery", "[channel]\ndelivery = \"pigeon\"\n", `r:2:1: channel.delivery = "pigeon" is not allowed (want automatic, message_tool_only)`},
+		{"bad date", "date = \"yesterday\"\n", `r:1:1: date "yesterday" is not an RFC 3339 time such as 2026-11-30T09:15:00Z`},
+		{"bad zone", "timezone = \"Nowhere/Town\"\n", `r:1:1: timezone "Nowhere/Town" is not a known IANA zone`},
+		{"bad override", "[[contributions]]\nsection_overrides = { safety = \"x\" }\n", `r:2:23: contributions[0]: unknown section override "safety" (want execution_bias, interaction_style, tool_call_style)`},
+		{"json unknown", "{\n  \"mode\": \"full\",\n  \"moed\": 1\n}", `r:3:3: unknown key "moed"`},
+		{"json type", "{\"mode\": 3}", `r:1:10: key "mode": cannot use a JSON number here (want engine.Mode)`},
+		{"json syntax", "{\"mode\": }", `r:1:10: invalid character '}' looking for beginning of value`},
+		{"json trailing", "{\"mode\": \"full\"} {}", `r:1:18: unexpected data after the JSON value`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := engine.ParseRequest("r", []byte(tc.src))
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+}
+
+func TestExampleRequestsParse(t *testing.T) {
+	entries, err := os.ReadDir("../examples/requests")
+	require.NoError(t, err)
+	require.NotEmpty(t, entries)
+	for _, e := range entries {
+		_, err := engine.ParseRequest(e.Name(), mustReadFile(t, "../examples/requests/"+e.Name()))
+		assert.NoError(t, err, e.Name())
+	}
+}
+
+func TestEveryRequestFieldDeclaresItsTier(t *testing.T) {
+	// The tier tags are read once at init; a field without one would have
+	// panicked there. Spot-check the classification that caching relies on.
+	assert.Equal(t, []string{"Channel", "Date", "DynamicFiles", "DynamicSuffix", "ExtraSystemPrompt", "Heartbeat", "Owners", "Reactions", "Runtime", "Session", "TTSHint", "Truncation"}, engine.VolatileFields())
+}

@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"text/template"
+	"text/template/parse"
+)
+
+// Static checks over the parsed templates. They run at New, so a pack
+// that would fail on some request fails for every request, at load time.
+
+// checkReferences reports {{template "x"}} and {{include "x" …}} calls
+// that name no template.
+func checkReferences(master *template.Template, p *pack) ErrorList {
+	var errs ErrorList
+	for _, t := range sortedTemplates(master) {
+		if t.Tree == nil {
+			continue
+		}
+		section := sectionOf(p, t.Tree.ParseName)
+		walk(t.Tree.Root, func(n parse.Node) {
+			name, ok := calledTemplate(n)
+			if ok && master.Lookup(name) == nil {
+				errs = append(errs, nodeError(t.Tree, n, PhaseParse, section,
+					fmt.Errorf("template %q is not defined in the pack", name)))
+			}
+		})
+	}
+	return errs
+}
+
+func sectionOf(p *pack, file string) string {
+	for id, s := range p.sections {
+		if s.file == file {
+			return id
+		}
+	}
+	return ""
+}
+
+// calledTemplate returns the template a node calls by constant name.
+func calledTemplate(n parse.Node) (string, bool) {
+	switch n := n.(type) {
+	case *parse.TemplateNode:
+		return n.Name, true
+	case *parse.CommandNode:
+		if len(n.Args) >= 2 {
+			if id, ok := n.Args[0].(*parse.IdentifierNode); ok && id.Ident == "include" {
+				if s, ok := n.Args[1].(*parse.StringNode); ok {
+					return s.Text, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// walk visits every node under n, depth first.
+func walk(n parse.Node, visit func(parse.Node)) {
+	if n == nil {
+		return
+	}
+	visit(n)
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Nodes {
+			walk(c, visit)
+		}
+	case *parse.ActionNode:
+		walk(n.Pipe, visit)
+	case *parse.PipeNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Cmds {
+			walk(c, visit)
+		}
+	case *parse.CommandNode:
+		for _, a := range n.Args {
+			walk(a, visit)
+		}
+	case *parse.ChainNode:
+		walk(n.Node, visit)
+	case *parse.IfNode:
+		walkBranch(&n.BranchNode, visit)
+	case *parse.WithNode:
+		walkBranch(&n.BranchNode, visit)
+	case *parse.RangeNode:
+		walkBranch(&n.BranchNode, visit)
+	case *parse.TemplateNode:
+		walk(n.Pipe, visit)
+	}
+}
+
+func walkBranch(b *parse.BranchNode, visit func(parse.Node)) {
+	walk(b.Pipe, visit)
+	if b.List != nil {
+		walk(b.List, visit)
+	}
+	if b.ElseList != nil {
+		walk(b.ElseList, visit)
+	}
+}
+
+// checkTiers finds sections that read a field the view does not have, and
+// stable sections that read a volatile field: .Field at the top level of
+// the section (where dot is the view), $.Field anywhere, and the same
+// inside partials called with the view as their dot.
+func checkTiers(master *template.Template, p *pack) ErrorList {
+	var errs ErrorList
+	for _, id := range sortedKeys(p.sections) {
+		sec := p.sections[id]
+		t := master.Lookup(sec.file)
+		if t == nil || t.Tree == nil {
+			continue
+		}
+		c := &tierChecker{master: master, section: id, stable: sec.tier == TierStable, seen: map[string]bool{}}
+		c.list(t.Tree, t.Tree.Root, true)
+		errs = append(errs, c.errs...)
+	}
+	return errs
+}
+
+type tierChecker struct {
+	master  *template.Template
+	section string
+	stable  bool
+	seen    map[string]bool // partials already checked with the view as dot
+	errs    ErrorList
+}
+
+// field checks one top-level field name read at node n.
+func (c *tierChecker) field(tree *parse.Tree, n parse.Node, name string) {
+	switch {
+	case !viewKeys[name]:
+		c.errs = append(c.errs, nodeError(tree, n, PhaseParse, c.section,
+			fmt.Errorf("the section data has no field %s (fields: %s)", name, strings.Join(sortedKeys(viewKeys), ", "))))
+	case c.stable && volatileKeys[name]:
+		c.errs = append(c.errs, nodeError(tree, n, PhaseTier, c.section, &TierError{Field: name}))
+	}
+}
+
+func (c *tierChecker) list(tree *parse.Tree, l *parse.ListNode, root bool) {
+	if l == nil {
+		return
+	}
+	for _, n := range l.Nodes {
+		c.node(tree, n, root)
+	}
+}
+
+func (c *tierChecker) node(tree *parse.Tree, n parse.Node, root bool) {
+	switch n := n.(type) {
+	case *parse.ActionNode:
+		c.pipe(tree, n.Pipe, root)
+	case *parse.IfNode:
+		c.pipe(tree, n.Pipe, root)
+		c.list(tree, n.List, root)
+		c.list(tree, n.ElseList, root)
+	case *parse.WithNode:
+		c.pipe(tree, n.Pipe, root)
+		c.list(tree, n.List, false)
+		c.list(tree, n.ElseList, root)
+	case *parse.RangeNode:
+		c.pipe(tree, n.Pipe, root)
+		c.list(tree, n.List, false)
+		c.list(tree, n.ElseList, root)
+	case *parse.TemplateNode:
+		c.pipe(tree, n.Pipe, root)
+		c.call(n.Name, n.Pipe, root)
+	}
+}
+
+func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root bool) {
+	if p == nil {
+		return
+	}
+	for _, cmd := range p.Cmds {
+		for _, a := range cmd.Args {
+			c.arg(tree, a, root)
+		}
+		if name, ok := calledTemplate(cmd); ok && len(cmd.Args) >= 3 {
+			c.call(name, &parse.PipeNode{Cmds: []*parse.CommandNode{{Args: cmd.Args[2:3]}}}, root)
+		}
+	}
+}
+
+func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root bool) {
+	switch a := a.(type) {
+	case *parse.FieldNode:
+		if root {
+			// A chained field's position is its second element's.
+			c.field(tree, at(a.Pos, a.Ident, 1), a.Ident[0])
+		}
+	case *parse.VariableNode:
+		if len(a.Ident) > 1 && a.Ident[0] == "$" {
+			c.field(tree, at(a.Pos, a.Ident, 0), a.Ident[1])
+		}
+	case *parse.ChainNode:
+		c.arg(tree, a.Node, root)
+	case *parse.PipeNode:
+		c.pipe(tree, a, root)
+	}
+}
+
+// call follows a partial invoked with the whole view ("." at the top
+// level, or "$") as its dot.
+func (c *tierChecker) call(name string, p *parse.PipeNode, root bool) {
+	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return
+	}
+	switch a := p.Cmds[0].Args[0].(type) {
+	case *parse.DotNode:
+		if !root {
+			return
+		}
+	case *parse.VariableNode:
+		if len(a.Ident) != 1 || a.Ident[0] != "$" {
+			return
+		}
+	default:
+		return
+	}
+	if c.seen[name] {
+		return
+	}
+	c.seen[name] = true
+	if t := c.master.Lookup(name); t != nil && t.Tree != nil {
+		c.list(t.Tree, t.Tree.Root, true)
+	}
+}
+
+// at points at the start of a field chain: text/template positions a
+// chain (.A.B, $.A) at its second element, so step back over the first.
+func at(pos parse.Pos, ident []string, dot int) parse.Node {
+	if len(ident) > 1 {
+		pos -= parse.Pos(len(ident[0]) + dot)
+	}
+	return &parse.TextNode{NodeType: parse.NodeText, Pos: pos}
+}

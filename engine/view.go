@@ -1,0 +1,211 @@
+package engine
+
+import (
+	"reflect"
+	"strings"
+
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
+)
+
+// Template data. A section's dot is a map from field name to value: the
+// stable view holds the stable request fields and the stable derived
+// values; the full view adds the volatile ones. With missingkey=error a
+// stable section that reads a volatile key fails, which is how the cache
+// tier is enforced at render time (lint enforces it statically too).
+
+// Derived view keys: values the engine computes for templates.
+const (
+	keyConfig        = "Config"        // Settings (stable)
+	keyPack          = "Pack"          // PackInfo (stable)
+	keyFiles         = "Files"         // FileList of stable bootstrap files (stable)
+	keyStablePrefix  = "StablePrefix"  // merged provider stable prefixes (stable)
+	keyDynamicFiles  = "DynamicFiles"  // FileList below the boundary (volatile)
+	keyDynamicSuffix = "DynamicSuffix" // merged provider dynamic suffixes (volatile)
+	keyTruncation    = "Truncation"    // TruncationInfo (volatile: the warning state changes between turns)
+)
+
+// derivedVolatile are the derived keys only dynamic sections may read.
+var derivedVolatile = []string{keyDynamicFiles, keyDynamicSuffix, keyTruncation}
+
+// derivedStable are the derived keys every section may read.
+var derivedStable = []string{keyConfig, keyPack, keyFiles, keyStablePrefix}
+
+// PackInfo is what templates know about the pack itself.
+type PackInfo struct {
+	Product string            // product name used in headings, default "OpenClaw"
+	Vars    map[string]string // free-form [vars] from the manifest
+}
+
+// TruncationInfo tells the notice section whether to speak.
+type TruncationInfo struct {
+	Warn  bool     // show the truncation notice this turn
+	Files []string // names of the files that were cut
+}
+
+// ToolList is the request's tools with case-insensitive lookups.
+type ToolList []Tool
+
+// Has reports whether a tool of that name (any case) is available.
+func (l ToolList) Has(name string) bool { return l.Get(name) != nil }
+
+// HasAny reports whether any of the named tools is available.
+func (l ToolList) HasAny(names ...string) bool {
+	for _, n := range names {
+		if l.Has(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// Get returns the tool with that name (any case), or nil.
+func (l ToolList) Get(name string) *Tool {
+	for i := range l {
+		if strings.EqualFold(l[i].Name, name) {
+			return &l[i]
+		}
+	}
+	return nil
+}
+
+// Names returns the tool names as given.
+func (l ToolList) Names() []string {
+	out := make([]string, len(l))
+	for i, t := range l {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// FileList is a list of bootstrap files as templates see them.
+type FileList []bootstrap.File
+
+// Get returns the file with that name, or nil.
+func (l FileList) Get(name string) *bootstrap.File {
+	for i := range l {
+		if l[i].Name == name {
+			return &l[i]
+		}
+	}
+	return nil
+}
+
+// Injected returns the files that inject text (including markers).
+func (l FileList) Injected() FileList {
+	var out FileList
+	for _, f := range l {
+		if f.Content != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Except returns the injected files whose names are not listed.
+func (l FileList) Except(names ...string) FileList {
+	var out FileList
+	for _, f := range l.Injected() {
+		if !containsString(names, f.Name) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Only returns the injected files whose names are listed, in list order.
+func (l FileList) Only(names ...string) FileList {
+	var out FileList
+	for _, f := range l.Injected() {
+		if containsString(names, f.Name) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// viewType is a struct type built at init from the request's tier tags
+// and the derived keys: the stable type has only stable fields, the full
+// type has all. A template that names a field its view lacks fails with
+// "can't evaluate field", which is how the tier is enforced at render
+// time; a struct (unlike a map) also cannot be reached around with index.
+type viewType struct {
+	typ    reflect.Type
+	fields []viewField
+}
+
+type viewField struct {
+	name    string
+	request int // index in Request, or -1 for a derived value
+}
+
+// derivedTypes are the Go types of the derived keys.
+var derivedTypes = map[string]reflect.Type{
+	keyConfig:        reflect.TypeFor[Settings](),
+	keyPack:          reflect.TypeFor[PackInfo](),
+	keyFiles:         reflect.TypeFor[FileList](),
+	keyStablePrefix:  reflect.TypeFor[string](),
+	keyDynamicFiles:  reflect.TypeFor[FileList](),
+	keyDynamicSuffix: reflect.TypeFor[string](),
+	keyTruncation:    reflect.TypeFor[TruncationInfo](),
+}
+
+var stableView, fullView = newViewType(false), newViewType(true)
+
+func newViewType(full bool) viewType {
+	var vt viewType
+	var sf []reflect.StructField
+	rt := reflect.TypeFor[Request]()
+	for _, f := range requestFields {
+		if f.tier == TierDynamic && !full {
+			continue
+		}
+		typ := rt.Field(f.index).Type
+		if f.key == "Tools" {
+			typ = reflect.TypeFor[ToolList]()
+		}
+		sf = append(sf, reflect.StructField{Name: f.key, Type: typ})
+		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index})
+	}
+	for _, k := range append(append([]string{}, derivedStable...), derivedVolatile...) {
+		if volatileKeys[k] && !full {
+			continue
+		}
+		sf = append(sf, reflect.StructField{Name: k, Type: derivedTypes[k]})
+		vt.fields = append(vt.fields, viewField{name: k, request: -1})
+	}
+	vt.typ = reflect.StructOf(sf)
+	return vt
+}
+
+// viewKeys are every name a section's dot can hold.
+var viewKeys = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range fullView.fields {
+		m[f.name] = true
+	}
+	return m
+}()
+
+// build fills a view from the request and the derived values.
+func (vt viewType) build(req *Request, derived map[string]any) any {
+	v := reflect.New(vt.typ)
+	s := v.Elem()
+	rv := reflect.ValueOf(req).Elem()
+	for i, f := range vt.fields {
+		if f.request >= 0 {
+			s.Field(i).Set(rv.Field(f.request).Convert(vt.typ.Field(i).Type))
+		} else if d, ok := derived[f.name]; ok {
+			s.Field(i).Set(reflect.ValueOf(d))
+		}
+	}
+	return v.Interface()
+}
+
+// views are the two dots of one render.
+type views struct {
+	stable, full any
+}
+
+func buildViews(req *Request, derived map[string]any) views {
+	return views{stable: stableView.build(req, derived), full: fullView.build(req, derived)}
+}
