@@ -1,0 +1,37 @@
+// Command render renders an agent's system prompt from a template pack.
+//
+// Usage:
+//
+//	render [flags]              render a prompt to stdout (or -o FILE, written atomically)
+//	render lint  [-pack DIR]    validate a pack; exit 1 on any error
+//	render eject DIR            write the built-in pack to DIR (refuses a non-empty DIR)
+//
+// Flags of a render:
+//
+//	-pack DIR         user pack overlaying the built-in one, file by file
+//	-workspace DIR    agent workspace to read bootstrap files from (read-only)
+//	-request FILE     request, TOML or JSON ("-" reads stdin)
+//	-config FILE      agent config (TOML)
+//	-agent ID         agent id in [[agents.list]]
+//	-mode M           full, minimal or none (overrides the request)
+//	-harness NAME     harness from the manifest (overrides the request)
+//	-state FILE       where seen truncation warnings are kept ("once" mode)
+//	-hook CMD         agent:bootstrap hook: event JSON on stdin, file list on stdout
+//	-format F         text (default), json, or anthropic
+//	-boundary=false   leave the cache boundary marker out of text output
+//	-o FILE           write to FILE instead of stdout; nothing is written on failure
+//
+// Exit status: 0 ok, 1 render or validation failure, 2 usage error. Errors
+// print one line first, "render: file:line:col: message".
+//
+// With no -workspace the render still works: workspace files are simply
+// not injected.
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

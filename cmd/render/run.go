@@ -1,0 +1,431 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/sysprompt/sysprompt"
+	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/vfs"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// hookTimeout bounds one run of the -hook command.
+const hookTimeout = 10 * time.Second
+
+// usageError is a mistake in the command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "render"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "render":
+		err = cmdRender(args, stdin, stdout, stderr)
+	case "lint":
+		err = cmdLint(args, stdout, stderr)
+	case "eject":
+		err = cmdEject(args, stdout, stderr)
+	case "help":
+		printUsage(stdout)
+		return exitOK
+	default:
+		err = &usageError{fmt.Sprintf("unknown command %q (want lint, eject, or flags for a render)", cmd)}
+	}
+	return report(err, stderr)
+}
+
+// report prints err as one line and returns the exit code for it.
+func report(err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "render: %s\nRun 'render -h' for usage.\n", ue.msg)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "render: %s\n", err)
+	return exitFail
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `Usage:
+  render [flags]              render a prompt to stdout (or -o FILE)
+  render lint  [-pack DIR]    validate a pack; exit 1 on any error
+  render eject DIR            write the built-in pack to DIR
+
+Flags:
+`)
+}
+
+// common holds the flags every render-like command takes.
+type common struct {
+	pack, workspace, request, config, agent string
+	mode, harness, state, hook              string
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.pack, "pack", "", "user pack `DIR` overlaying the built-in pack")
+	fs.StringVar(&c.workspace, "workspace", "", "agent workspace `DIR` (read-only)")
+	fs.StringVar(&c.request, "request", "", "request `FILE`, TOML or JSON (- for stdin)")
+	fs.StringVar(&c.config, "config", "", "agent config `FILE` (TOML)")
+	fs.StringVar(&c.agent, "agent", "", "agent `ID` from [[agents.list]]")
+	fs.StringVar(&c.mode, "mode", "", "prompt `MODE`: full, minimal or none")
+	fs.StringVar(&c.harness, "harness", "", "harness `NAME` from the manifest")
+	fs.StringVar(&c.state, "state", "", "`FILE` keeping seen truncation warnings")
+	fs.StringVar(&c.hook, "hook", "", "agent:bootstrap hook `CMD`")
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		printUsage(stderr)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags, turning flag errors into usage errors.
+func parse(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(nil)
+		return err
+	}
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	return nil
+}
+
+// load builds the engine and the request the flags describe.
+func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
+	var req engine.Request
+	if c.request != "" {
+		src, name, err := readInput(c.request, stdin)
+		if err != nil {
+			return nil, req, err
+		}
+		if req, err = engine.ParseRequest(name, src); err != nil {
+			return nil, req, err
+		}
+	}
+	if c.mode != "" {
+		switch engine.Mode(c.mode) {
+		case engine.ModeFull, engine.ModeMinimal, engine.ModeNone:
+			req.Mode = engine.Mode(c.mode)
+		default:
+			return nil, req, &usageError{fmt.Sprintf("-mode %q: want full, minimal or none", c.mode)}
+		}
+	}
+	if c.harness != "" {
+		req.Harness = c.harness
+	}
+	if c.agent != "" {
+		req.Agent = c.agent
+	}
+	var opts []engine.Option
+	if c.config != "" {
+		src, err := os.ReadFile(c.config)
+		if err != nil {
+			return nil, req, err
+		}
+		cfg, err := engine.ParseConfig(c.config, src)
+		if err != nil {
+			return nil, req, err
+		}
+		opts = append(opts, engine.WithConfig(cfg))
+	}
+	if c.workspace != "" {
+		abs, err := filepath.Abs(c.workspace)
+		if err != nil {
+			return nil, req, err
+		}
+		info, err := os.Stat(abs)
+		if err != nil {
+			return nil, req, fmt.Errorf("-workspace: %w", err)
+		}
+		if !info.IsDir() {
+			return nil, req, fmt.Errorf("-workspace: %s is not a directory", c.workspace)
+		}
+		req.Workspace.Path = filepath.ToSlash(abs)
+		opts = append(opts, engine.WithFS(afero.NewReadOnlyFs(afero.NewOsFs())))
+	}
+	if c.state != "" {
+		opts = append(opts, engine.WithWarningStore(bootstrap.NewFileStore(afero.NewOsFs(), c.state)))
+	}
+	if c.hook != "" {
+		opts = append(opts, engine.WithBootstrapHook(bootstrap.CommandHook(c.hook, hookTimeout)))
+	}
+	e, err := engine.New(packFS(c.pack), opts...)
+	if err != nil {
+		return nil, req, err
+	}
+	return e, req, nil
+}
+
+// packFS is the built-in pack, overlaid by dir when given.
+func packFS(dir string) iofs.FS {
+	if dir == "" {
+		return vfs.Pack(sysprompt.Pack, nil)
+	}
+	return vfs.Pack(sysprompt.Pack, vfs.OSDir(dir))
+}
+
+// readInput reads a file, or stdin for "-".
+func readInput(name string, stdin io.Reader) ([]byte, string, error) {
+	if name == "-" {
+		b, err := io.ReadAll(stdin)
+		return b, "<stdin>", err
+	}
+	b, err := os.ReadFile(name)
+	return b, name, err
+}
+
+func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("render", stderr)
+	var c common
+	c.register(fs)
+	format := fs.String("format", "text", "output `FORMAT`: text, json or anthropic")
+	boundary := fs.Bool("boundary", true, "keep the cache boundary marker in text output")
+	out := fs.String("o", "", "write the prompt to `FILE` (atomically)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	switch *format {
+	case "text", "json", "anthropic":
+	default:
+		return &usageError{fmt.Sprintf("-format %q: want text, json or anthropic", *format)}
+	}
+	if err := *c.checkPack(); err != nil {
+		return err
+	}
+	e, req, err := c.load(stdin)
+	if err != nil {
+		return err
+	}
+	res, err := e.Render(context.Background(), req)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	switch *format {
+	case "text":
+		writeText(&buf, res, *boundary)
+	case "json":
+		err = writeJSON(&buf, res)
+	case "anthropic":
+		err = writeAnthropic(&buf, res)
+	}
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		_, err = stdout.Write(buf.Bytes())
+		return err
+	}
+	return writeAtomic(*out, buf.Bytes())
+}
+
+// checkPack refuses a -pack that is not a directory before anything runs.
+func (c *common) checkPack() *error {
+	var err error
+	if c.pack != "" {
+		if info, statErr := os.Stat(c.pack); statErr != nil {
+			err = fmt.Errorf("-pack: %w", statErr)
+		} else if !info.IsDir() {
+			err = fmt.Errorf("-pack: %s is not a directory", c.pack)
+		}
+	}
+	return &err
+}
+
+// writeText prints each layer; a harness with several layers gets a
+// header line per layer.
+func writeText(w io.Writer, res *engine.Result, boundary bool) {
+	for i, l := range res.Layers {
+		if len(res.Layers) > 1 {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "<!-- layer: %s -->\n", l.Name)
+		}
+		if boundary {
+			io.WriteString(w, l.Text)
+		} else {
+			io.WriteString(w, l.TextWithoutBoundary())
+		}
+	}
+}
+
+type jsonSection struct {
+	ID         string `json:"id"`
+	Tier       string `json:"tier"`
+	Start      int    `json:"start"`
+	End        int    `json:"end"`
+	Chars      int    `json:"chars"`
+	Overridden bool   `json:"overridden,omitempty"`
+}
+
+type jsonLayer struct {
+	Name         string        `json:"name"`
+	Stable       string        `json:"stable"`
+	Dynamic      string        `json:"dynamic"`
+	Text         string        `json:"text"`
+	StableSHA256 string        `json:"stable_sha256"`
+	Sections     []jsonSection `json:"sections"`
+}
+
+func writeJSON(w io.Writer, res *engine.Result) error {
+	doc := struct {
+		Mode     string      `json:"mode"`
+		Harness  string      `json:"harness"`
+		Boundary string      `json:"boundary"`
+		Layers   []jsonLayer `json:"layers"`
+	}{Mode: string(res.Mode), Harness: res.Harness, Boundary: res.Boundary}
+	for _, l := range res.Layers {
+		jl := jsonLayer{Name: l.Name, Stable: l.Stable, Dynamic: l.Dynamic, Text: l.Text, StableSHA256: l.StableSHA256, Sections: []jsonSection{}}
+		for _, s := range l.Sections {
+			jl.Sections = append(jl.Sections, jsonSection{s.ID, string(s.Tier), s.Start, s.End, s.Chars, s.Overridden})
+		}
+		doc.Layers = append(doc.Layers, jl)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+// writeAnthropic prints the system blocks of an Anthropic Messages
+// request: the stable block marked for caching, the dynamic one not.
+func writeAnthropic(w io.Writer, res *engine.Result) error {
+	if len(res.Layers) != 1 {
+		return fmt.Errorf("-format anthropic needs a harness with one layer; %q has %d", res.Harness, len(res.Layers))
+	}
+	type cacheControl struct {
+		Type string `json:"type"`
+	}
+	type block struct {
+		Type         string        `json:"type"`
+		Text         string        `json:"text"`
+		CacheControl *cacheControl `json:"cache_control,omitempty"`
+	}
+	l := res.Layers[0]
+	blocks := []block{}
+	if l.Stable != "" {
+		blocks = append(blocks, block{Type: "text", Text: l.Stable, CacheControl: &cacheControl{Type: "ephemeral"}})
+	}
+	if l.Dynamic != "" {
+		blocks = append(blocks, block{Type: "text", Text: l.Dynamic})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(struct {
+		System []block `json:"system"`
+	}{blocks})
+}
+
+// writeAtomic writes data to a temporary file beside name and renames it
+// into place, so a reader never sees a half-written prompt.
+func writeAtomic(name string, data []byte) error {
+	dir := filepath.Dir(name)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}
+
+func cmdLint(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("lint", stderr)
+	pack := fs.String("pack", "", "user pack `DIR` to validate (over the built-in pack)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	c := common{pack: *pack}
+	if err := *c.checkPack(); err != nil {
+		return err
+	}
+	res := engine.Lint(packFS(*pack))
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stdout, "warning: %s\n", w)
+	}
+	if len(res.Errors) > 0 {
+		for _, e := range res.Errors[1:] {
+			fmt.Fprintf(stderr, "render: %s\n", e)
+		}
+		return res.Errors[0]
+	}
+	fmt.Fprintf(stdout, "ok: %s, %s; no stable section reads a volatile field\n", plural(res.Sections, "section"), plural(res.Harnesses, "harness"))
+	return nil
+}
+
+func cmdEject(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eject", stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return &usageError{"eject takes one argument: the directory to write the pack to"}
+	}
+	dir := fs.Arg(0)
+	if err := vfs.Eject(sysprompt.Pack, afero.NewOsFs(), dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote the built-in pack to %s; render with -pack %s\n", dir, dir)
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "s") {
+		return fmt.Sprintf("%d %ses", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
