@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
 
@@ -13,14 +15,23 @@ import (
 // original product documents, so an existing user's settings carry over.
 // Unknown keys are errors.
 type Config struct {
-	Agents  AgentsConfig            `toml:"agents"`
-	Skills  SkillsConfig            `toml:"skills"`
-	Memory  MemoryConfig            `toml:"memory"`
-	Tools   ToolsConfig             `toml:"tools"`
-	Plugins map[string]PluginConfig `toml:"plugins"`
+	Agents    AgentsConfig            `toml:"agents"`
+	Bootstrap BootstrapConfig         `toml:"bootstrap"`
+	Skills    SkillsConfig            `toml:"skills"`
+	Memory    MemoryConfig            `toml:"memory"`
+	Tools     ToolsConfig             `toml:"tools"`
+	Plugins   map[string]PluginConfig `toml:"plugins"`
 
 	src  string // the document, for value error positions
 	name string
+	raw  map[string]any // the document as plain values, for requires.config
+}
+
+// BootstrapConfig adjusts bootstrap injection.
+type BootstrapConfig struct {
+	// Replace redirects a bootstrap file to another workspace file:
+	// "SOUL.md" = "personas/pirate.md".
+	Replace map[string]string `toml:"replace"`
 }
 
 // AgentsConfig holds defaults and per-agent overrides.
@@ -37,18 +48,18 @@ type AgentEntry struct {
 
 // AgentSettings are the per-agent keys; nil means "not set here".
 type AgentSettings struct {
-	Workspace                        *string              `toml:"workspace"`
-	BootstrapMaxChars                *int                 `toml:"bootstrapMaxChars"`
-	BootstrapTotalMaxChars           *int                 `toml:"bootstrapTotalMaxChars"`
-	BootstrapPromptTruncationWarning *string              `toml:"bootstrapPromptTruncationWarning"`
-	UserTimezone                     *string              `toml:"userTimezone"`
-	TimeFormat                       *string              `toml:"timeFormat"`
-	Heartbeat                        *HeartbeatConfig     `toml:"heartbeat"`
-	Subagents                        *SubagentsConfig     `toml:"subagents"`
-	PromptOverlays                   *PromptOverlays      `toml:"promptOverlays"`
-	Skills                           *[]string            `toml:"skills"`
-	SkillsLimits                     *AgentSkillsLimits   `toml:"skillsLimits"`
-	ContextLimits                    *ContextLimitsConfig `toml:"contextLimits"`
+	Workspace                        *string                   `toml:"workspace"`
+	BootstrapMaxChars                *int                      `toml:"bootstrapMaxChars"`
+	BootstrapTotalMaxChars           *int                      `toml:"bootstrapTotalMaxChars"`
+	BootstrapPromptTruncationWarning *string                   `toml:"bootstrapPromptTruncationWarning"`
+	UserTimezone                     *string                   `toml:"userTimezone"`
+	TimeFormat                       *string                   `toml:"timeFormat"`
+	Heartbeat                        *HeartbeatConfig          `toml:"heartbeat"`
+	Subagents                        *SubagentsConfig          `toml:"subagents"`
+	PromptOverlays                   map[string]OverlaySetting `toml:"promptOverlays"`
+	Skills                           *[]string                 `toml:"skills"`
+	SkillsLimits                     *AgentSkillsLimits        `toml:"skillsLimits"`
+	ContextLimits                    *ContextLimitsConfig      `toml:"contextLimits"`
 }
 
 // HeartbeatConfig controls heartbeat turns and their prompt section.
@@ -63,13 +74,11 @@ type SubagentsConfig struct {
 	DelegationMode *string `toml:"delegationMode"`
 }
 
-// PromptOverlays configures model-family overlays.
-type PromptOverlays struct {
-	GPT5 *GPT5Overlay `toml:"gpt5"`
-}
-
-// GPT5Overlay configures the built-in gpt5 overlay.
-type GPT5Overlay struct {
+// OverlaySetting configures one model-family overlay of the pack
+// (promptOverlays.gpt5 for the built-in gpt5 overlay). Personality names
+// one of the overlay's styles; "on" picks its default style and "off"
+// drops the style but keeps the rest of the overlay.
+type OverlaySetting struct {
 	Personality *string `toml:"personality"`
 }
 
@@ -129,6 +138,9 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 	if err := strict.TOML(string(src), cfg); err != nil {
 		return nil, posError(PhaseConfig, name, err)
 	}
+	if err := toml.Unmarshal(src, &cfg.raw); err != nil {
+		return nil, posError(PhaseConfig, name, err)
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -139,25 +151,26 @@ func ParseConfig(name string, src []byte) (*Config, error) {
 // resolver's output and the renderer's input. Templates see them as
 // .Config (stable); JSON names follow the config keys they come from.
 type Settings struct {
-	Agent                  string          `json:"agent"`
-	Workspace              string          `json:"workspace"`
-	BootstrapMaxChars      int             `json:"bootstrapMaxChars"`
-	BootstrapTotalMaxChars int             `json:"bootstrapTotalMaxChars"`
-	TruncationWarning      string          `json:"bootstrapPromptTruncationWarning"` // off | once | always
-	UserTimezone           string          `json:"userTimezone"`
-	TimeFormat             string          `json:"timeFormat"` // auto | 12 | 24
-	HeartbeatEnabled       bool            `json:"heartbeatEnabled"`
-	HeartbeatSection       bool            `json:"heartbeatIncludeSystemPromptSection"` // HEARTBEAT.md and the Heartbeats section are wanted
-	HeartbeatPrompt        string          `json:"heartbeatPrompt"`
-	DelegationMode         string          `json:"delegationMode"`  // suggest | prefer
-	GPT5Personality        string          `json:"gpt5Personality"` // friendly | off
-	SkillsAllowlist        *[]string       `json:"skills"`
-	MaxSkillsPromptChars   int             `json:"maxSkillsPromptChars"`
-	MaxSkillsInPrompt      int             `json:"maxSkillsInPrompt"`
-	MaxPromptChars         int             `json:"maxPromptChars"`
-	MemoryCitations        string          `json:"memoryCitations"` // auto | on | off
-	PlanTool               bool            `json:"planTool"`
-	Plugins                map[string]bool `json:"plugins"`
+	Agent                  string            `json:"agent"`
+	Workspace              string            `json:"workspace"`
+	BootstrapMaxChars      int               `json:"bootstrapMaxChars"`
+	BootstrapTotalMaxChars int               `json:"bootstrapTotalMaxChars"`
+	TruncationWarning      string            `json:"bootstrapPromptTruncationWarning"` // off | once | always
+	UserTimezone           string            `json:"userTimezone"`
+	TimeFormat             string            `json:"timeFormat"` // auto | 12 | 24
+	HeartbeatEnabled       bool              `json:"heartbeatEnabled"`
+	HeartbeatSection       bool              `json:"heartbeatIncludeSystemPromptSection"` // HEARTBEAT.md and the Heartbeats section are wanted
+	HeartbeatPrompt        string            `json:"heartbeatPrompt"`
+	DelegationMode         string            `json:"delegationMode"` // suggest | prefer
+	PromptOverlays         map[string]string `json:"promptOverlays"` // overlay setting -> style, "on" or "off"
+	SkillsAllowlist        *[]string         `json:"skills"`
+	MaxSkillsPromptChars   int               `json:"maxSkillsPromptChars"`
+	MaxSkillsInPrompt      int               `json:"maxSkillsInPrompt"`
+	MaxPromptChars         int               `json:"maxPromptChars"`
+	MemoryCitations        string            `json:"memoryCitations"` // auto | on | off
+	BootstrapReplace       map[string]string `json:"bootstrapReplace"`
+	PlanTool               bool              `json:"planTool"`
+	Plugins                map[string]bool   `json:"plugins"`
 }
 
 // Built-in defaults, the bottom of the precedence order.
@@ -185,7 +198,7 @@ func Resolve(cfg *Config, m *manifest, req *Request) (Settings, error) {
 		HeartbeatSection:       true,
 		HeartbeatPrompt:        DefaultHeartbeatPrompt,
 		DelegationMode:         "suggest",
-		GPT5Personality:        "friendly",
+		PromptOverlays:         map[string]string{},
 		MaxSkillsPromptChars:   DefaultMaxSkillsPromptChars,
 		MaxSkillsInPrompt:      DefaultMaxSkillsInPrompt,
 		MemoryCitations:        "auto",
@@ -220,15 +233,13 @@ func Resolve(cfg *Config, m *manifest, req *Request) (Settings, error) {
 		setPtr(&s.MaxSkillsInPrompt, cfg.Skills.Limits.MaxSkillsInPrompt)
 		setPtr(&s.MemoryCitations, cfg.Memory.Citations)
 		setPtr(&s.PlanTool, cfg.Tools.Experimental.PlanTool)
+		s.BootstrapReplace = cfg.Bootstrap.Replace
 		for id, p := range cfg.Plugins {
 			s.Plugins[id] = p.Enabled != nil && *p.Enabled
 		}
 	}
 	setIf(&s.Workspace, req.Workspace.Path)
 	setIf(&s.UserTimezone, req.Timezone)
-	if s.GPT5Personality == "on" {
-		s.GPT5Personality = "friendly"
-	}
 	return s, nil
 }
 
@@ -271,8 +282,10 @@ func (s *Settings) apply(a *AgentSettings) {
 	if a.Subagents != nil {
 		setPtr(&s.DelegationMode, a.Subagents.DelegationMode)
 	}
-	if a.PromptOverlays != nil && a.PromptOverlays.GPT5 != nil {
-		setPtr(&s.GPT5Personality, a.PromptOverlays.GPT5.Personality)
+	for _, name := range sortedKeys(a.PromptOverlays) {
+		if p := a.PromptOverlays[name].Personality; p != nil {
+			s.PromptOverlays[name] = *p
+		}
 	}
 	if a.Skills != nil {
 		list := append([]string{}, (*a.Skills)...)
@@ -329,8 +342,11 @@ func (c *Config) validate() error {
 		if a.Subagents != nil {
 			errs = append(errs, enum("subagents.delegationMode", a.Subagents.DelegationMode, "suggest", "prefer"))
 		}
-		if a.PromptOverlays != nil && a.PromptOverlays.GPT5 != nil {
-			errs = append(errs, enum("promptOverlays.gpt5.personality", a.PromptOverlays.GPT5.Personality, "friendly", "on", "off"))
+		for _, name := range sortedKeys(a.PromptOverlays) {
+			if p := a.PromptOverlays[name].Personality; p != nil && strings.TrimSpace(*p) == "" {
+				errs = append(errs, c.keyErr(table+".promptOverlays."+name+".personality", line,
+					fmt.Errorf("promptOverlays.%s.personality is empty (want on, off, or a style of the overlay such as friendly)", name)))
+			}
 		}
 		if a.SkillsLimits != nil {
 			errs = append(errs, positive("skillsLimits.maxSkillsPromptChars", a.SkillsLimits.MaxSkillsPromptChars))
@@ -385,4 +401,23 @@ func (c *Config) validate() error {
 func (c *Config) keyErr(key string, from int, err error) error {
 	l, col := strict.LocateKeyAfter(c.src, key, from)
 	return &Error{Phase: PhaseConfig, File: c.name, Line: l, Col: col, Err: err}
+}
+
+// Lookup reads a dotted path ("browser.enabled") from the config as
+// written, for skills' requires.config; ok is false when it is not set.
+func (c *Config) Lookup(dotted string) (any, bool) {
+	if c == nil {
+		return nil, false
+	}
+	var cur any = c.raw
+	for _, part := range strings.Split(dotted, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[part]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
 }

@@ -70,7 +70,7 @@ func TestResolvePrecedence(t *testing.T) {
 	assert.True(t, s.HeartbeatEnabled, "inherited from defaults")
 	require.NotNil(t, s.SkillsAllowlist)
 	assert.Empty(t, *s.SkillsAllowlist, "[] means no skills")
-	assert.Equal(t, "friendly", s.GPT5Personality, `"on" is friendly`)
+	assert.Equal(t, map[string]string{"gpt5": "on"}, s.PromptOverlays)
 
 	// No config: built-in defaults.
 	s, err = engine.Resolve(nil, nil, &engine.Request{})
@@ -136,5 +136,5 @@ func TestExampleConfigParses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 6000, s.BootstrapMaxChars)
 	assert.False(t, s.HeartbeatEnabled)
-	assert.Equal(t, "off", s.GPT5Personality)
+	assert.Equal(t, "off", s.PromptOverlays["gpt5"])
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
@@ -46,6 +47,9 @@ type options struct {
 	hook       bootstrap.Hook
 	cache      *bootstrap.Cache
 	includeMax int
+	skillHost  SkillHost
+	skillRoots []skills.Root
+	skillCache *skills.Cache
 }
 
 // Option configures an Engine.
@@ -87,6 +91,7 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 		e.opts.store = bootstrap.NewMemoryStore()
 	}
 	e.opts.cache = bootstrap.NewCache()
+	e.opts.skillCache = &skills.Cache{}
 	p, errs := loadPack(packFS)
 	if len(errs) > 0 {
 		return nil, errs

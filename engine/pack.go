@@ -86,9 +86,17 @@ type layerDecl struct {
 }
 
 type harnessDecl struct {
-	Name      string            `toml:"name"`
-	Layers    []layerDecl       `toml:"layer"`
-	OmitFiles map[string]string `toml:"omit_files"`
+	Name   string                 `toml:"name"`
+	Layers []layerDecl            `toml:"layer"`
+	Files  map[string]harnessFile `toml:"files"`
+}
+
+// harnessFile routes one bootstrap file in a harness: Omit keeps it out
+// of the prompt (with the reason the report shows), either always or, with
+// WhenTools, only when one of those tools is available.
+type harnessFile struct {
+	Omit      string   `toml:"omit"`
+	WhenTools []string `toml:"when_tools"`
 }
 
 type bootstrapDecl struct {
@@ -108,9 +116,24 @@ type skillsDecl struct {
 
 // harness is a resolved harness: its layers with their sections in order.
 type harness struct {
-	name      string
-	layers    []*layer
-	omitFiles map[string]string
+	name   string
+	layers []*layer
+	files  map[string]harnessFile
+}
+
+// omit returns the bootstrap files this harness keeps out of the prompt
+// for a request with these tools.
+func (h *harness) omit(tools ToolList) map[string]string {
+	if len(h.files) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for name, f := range h.files {
+		if f.Omit != "" && (len(f.WhenTools) == 0 || tools.HasAny(f.WhenTools...)) {
+			out[name] = f.Omit
+		}
+	}
+	return out
 }
 
 type layer struct {
@@ -124,6 +147,8 @@ type pack struct {
 	sections  map[string]*section
 	harnesses map[string]*harness
 	partials  []partialFile
+	tools     []toolEntry // the core tool table, in order
+	overlays  []*overlay  // sorted by file name
 	warnings  []*Error
 }
 
@@ -170,6 +195,10 @@ func loadPack(fsys fs.FS) (*pack, ErrorList) {
 
 	partials, perrs := readPartials(fsys)
 	p.partials = partials
+	errs = append(errs, perrs...)
+	p.tools, perrs = readTools(fsys)
+	errs = append(errs, perrs...)
+	p.overlays, perrs = readOverlays(fsys)
 	errs = append(errs, perrs...)
 	errs = append(errs, p.validateManifest(string(src))...)
 	if len(errs) > 0 {
@@ -333,7 +362,7 @@ func (p *pack) validateManifest(src string) ErrorList {
 	for _, d := range all {
 		h := &harness{name: d.harness}
 		if d.hIndex >= 0 {
-			h.omitFiles = m.Harnesses[d.hIndex].OmitFiles
+			h.files = m.Harnesses[d.hIndex].Files
 		}
 		inHarness := map[string]string{} // section id -> layer
 		layerNames := map[string]bool{}

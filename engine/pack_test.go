@@ -120,7 +120,7 @@ func TestBrokenPacks(t *testing.T) {
 			name:     "unknown field",
 			manifest: manifest(`"identity", "a"`),
 			sections: map[string]string{"a": section(dynamic, "{{ .Chanel.ID }}")},
-			want:     "sections/a.md.tmpl:5:4: section a: the section data has no field Chanel (fields: Agent, Channel, Config, Date, Docs, DynamicFiles, DynamicSuffix, ExtraSystemPrompt, Files, Harness, Heartbeat, Mode, ModelAliases, Owners, Pack, Reactions, Runtime, Sandbox, Session, SessionKind, StablePrefix, TTSHint, Timezone, Tools, Truncation, Workspace)",
+			want:     "sections/a.md.tmpl:5:4: section a: the section data has no field Chanel (did you mean Channel?)",
 		},
 		{
 			name:     "undefined function",

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -24,7 +25,8 @@ type Result struct {
 	// TruncationSignature identifies what was cut ("" when nothing was).
 	TruncationSignature string
 	TruncationWarned    bool
-	Omitted             []Omission // manifest sections that did not render, and why
+	Omitted             []Omission     // manifest sections that did not render, and why
+	Skills              skills.Catalog // the skills catalog and what it left out
 }
 
 // Layer is the prompt for one carrier of a harness (the embedded harness
@@ -98,7 +100,11 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	contrib := mergeContributions(req.Contributions)
+	overlays, err := e.overlayContributions(&req, &settings)
+	if err != nil {
+		return nil, err
+	}
+	contrib := mergeContributions(append(overlays, req.Contributions...))
 	res := &Result{Mode: req.Mode, Harness: h.name, Boundary: e.pack.manifest.Boundary, Settings: settings}
 
 	set := e.pool.Get().(*renderSet)
@@ -108,7 +114,14 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	catalog, err := e.buildSkills(ctx, set, &req, &settings)
+	if err != nil {
+		return nil, err
+	}
+	res.Skills = catalog
 	derived := map[string]any{
+		keyToolLines:     toolLines(e.pack.tools, req.Tools),
+		keySkills:        newSkillsView(catalog),
 		keyConfig:        settings,
 		keyPack:          PackInfo{Product: e.pack.manifest.Product, Vars: e.pack.manifest.Vars},
 		keyFiles:         FileList(files.Stable()),
@@ -339,7 +352,8 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		Startup:       req.Session.Reset,
 		Today:         today,
 		Yesterday:     yesterday,
-		Omit:          h.omitFiles,
+		Omit:          h.omit(req.Tools),
+		Replace:       s.BootstrapReplace,
 		Hook:          e.opts.hook,
 		Markers:       &markers{set: set},
 		Cache:         e.opts.cache,

@@ -22,13 +22,15 @@ const (
 	keyDynamicFiles  = "DynamicFiles"  // FileList below the boundary (volatile)
 	keyDynamicSuffix = "DynamicSuffix" // merged provider dynamic suffixes (volatile)
 	keyTruncation    = "Truncation"    // TruncationInfo (volatile: the warning state changes between turns)
+	keyToolLines     = "ToolLines"     // []ToolLine in table order (stable)
+	keySkills        = "Skills"        // SkillsView (stable)
 )
 
 // derivedVolatile are the derived keys only dynamic sections may read.
 var derivedVolatile = []string{keyDynamicFiles, keyDynamicSuffix, keyTruncation}
 
 // derivedStable are the derived keys every section may read.
-var derivedStable = []string{keyConfig, keyPack, keyFiles, keyStablePrefix}
+var derivedStable = []string{keyConfig, keyPack, keyFiles, keyStablePrefix, keyToolLines, keySkills}
 
 // PackInfo is what templates know about the pack itself.
 type PackInfo struct {
@@ -147,6 +149,8 @@ var derivedTypes = map[string]reflect.Type{
 	keyDynamicFiles:  reflect.TypeFor[FileList](),
 	keyDynamicSuffix: reflect.TypeFor[string](),
 	keyTruncation:    reflect.TypeFor[TruncationInfo](),
+	keyToolLines:     reflect.TypeFor[[]ToolLine](),
+	keySkills:        reflect.TypeFor[SkillsView](),
 }
 
 var stableView, fullView = newViewType(false), newViewType(true)

@@ -10,7 +10,9 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -180,6 +182,7 @@ func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
 		req.Workspace.Path = filepath.ToSlash(abs)
 		opts = append(opts, engine.WithFS(afero.NewReadOnlyFs(afero.NewOsFs())))
 	}
+	opts = append(opts, engine.WithSkillHost(hostFacts()))
 	if c.state != "" {
 		opts = append(opts, engine.WithWarningStore(bootstrap.NewFileStore(afero.NewOsFs(), c.state)))
 	}
@@ -428,4 +431,22 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("%d %ses", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// hostFacts are the real host's facts for skill eligibility: the CLI is a
+// runtime adapter, so it may look at the machine; the engine never does.
+func hostFacts() engine.SkillHost {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	home, _ := os.UserHomeDir()
+	return engine.SkillHost{
+		OS:       runtime.GOOS,
+		LookPath: func(bin string) bool { _, err := exec.LookPath(bin); return err == nil },
+		Env:      env,
+		Home:     filepath.ToSlash(home),
+	}
 }

@@ -1,0 +1,238 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/spf13/afero"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine"
+)
+
+const toolTable = `
+[[tool]]
+name = "read"
+summary = "Read files."
+[[tool]]
+name = "exec"
+summary = "Run commands."
+[[tool]]
+name = "cron"
+summary = "Schedule work."
+`
+
+func TestToolLinesFollowTheTableThenSortTheRest(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "tools"`), map[string]string{
+		"tools": section(stable, "{{ range .ToolLines }}{{ .Name }}={{ .Summary }};{{ end }}"),
+	})
+	addFile(p, "templates/tools.toml", toolTable)
+	req := engine.Request{Tools: []engine.Tool{
+		{Name: "zeta", Description: "Last one.\nMore detail."},
+		{Name: "Exec"},
+		{Name: "alpha"},
+		{Name: "READ", Description: "ignored: the table wins"},
+		{Name: " exec "},
+	}}
+	res := render(t, p, req)
+	assert.Equal(t, "I am the agent.\n\nREAD=Read files.;Exec=Run commands.;alpha=;zeta=Last one.;", res.Layers[0].Stable)
+}
+
+func TestToolTableIsStrict(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity"`), nil)
+	addFile(p, "templates/tools.toml", "[[tool]]\nname = \"read\"\nsumary = \"x\"\n")
+	res := engine.Lint(p)
+	require.NotEmpty(t, res.Errors)
+	assert.Equal(t, `templates/tools.toml:3:1: unknown key "tool.sumary"`, res.Errors[0].Error())
+	addFile(p, "templates/tools.toml", "[[tool]]\nname = \"read\"\n[[tool]]\nname = \"Read\"\n")
+	res = engine.Lint(p)
+	require.NotEmpty(t, res.Errors)
+	assert.Equal(t, `templates/tools.toml:3:1: tool "Read" is listed twice`, res.Errors[0].Error())
+}
+
+const overlayFile = `
+name = "gpt5"
+models = ['(?i)(^|[/:])gpt-5([.-]|$)']
+providers = ["openai", "codex"]
+setting = "gpt5"
+default_style = "friendly"
+stable_prefix = "## Contract\nFinish the job."
+[styles.friendly]
+interaction_style = "## Interaction Style\nWarm."
+[styles.terse]
+interaction_style = "## Interaction Style\nBrief."
+`
+
+func TestOverlays(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "style", "prefix"`), map[string]string{
+		"style":  section(stable+"\noverride = \"interaction_style\"", ""),
+		"prefix": section(stable, "{{ .StablePrefix }}"),
+	})
+	addFile(p, "templates/overlays/gpt5.toml", overlayFile)
+	gpt5 := engine.Runtime{Provider: "openai", Model: "openai/gpt-5.1"}
+	cases := []struct {
+		name    string
+		runtime engine.Runtime
+		config  string
+		want    string
+	}{
+		{"default style", gpt5, "", "I am the agent.\n\n## Interaction Style\nWarm.\n\n## Contract\nFinish the job."},
+		{"on is the default style", gpt5, "[agents.defaults.promptOverlays.gpt5]\npersonality = \"on\"\n", "I am the agent.\n\n## Interaction Style\nWarm.\n\n## Contract\nFinish the job."},
+		{"another style", gpt5, "[agents.defaults.promptOverlays.gpt5]\npersonality = \"terse\"\n", "I am the agent.\n\n## Interaction Style\nBrief.\n\n## Contract\nFinish the job."},
+		{"off keeps the contract", gpt5, "[agents.defaults.promptOverlays.gpt5]\npersonality = \"off\"\n", "I am the agent.\n\n## Contract\nFinish the job."},
+		{"other provider", engine.Runtime{Provider: "anthropic", Model: "gpt-5"}, "", "I am the agent."},
+		{"other model", engine.Runtime{Provider: "openai", Model: "gpt-50"}, "", "I am the agent."},
+		{"codex gpt-5-codex", engine.Runtime{Provider: "codex", Model: "gpt-5-codex"}, "", "I am the agent.\n\n## Interaction Style\nWarm.\n\n## Contract\nFinish the job."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []engine.Option
+			if tc.config != "" {
+				cfg, err := engine.ParseConfig("c.toml", []byte(tc.config))
+				require.NoError(t, err)
+				opts = append(opts, engine.WithConfig(cfg))
+			}
+			res := render(t, p, engine.Request{Runtime: tc.runtime}, opts...)
+			assert.Equal(t, tc.want, res.Layers[0].Stable)
+		})
+	}
+
+	// A request contribution merges after the overlay: its override wins.
+	res := render(t, p, engine.Request{Runtime: gpt5, Contributions: []engine.Contribution{{SectionOverrides: map[string]string{"interaction_style": "## Interaction Style\nMine."}}}})
+	assert.Contains(t, res.Layers[0].Stable, "Mine.")
+
+	// An unknown style is a clear error.
+	cfg, err := engine.ParseConfig("c.toml", []byte("[agents.defaults.promptOverlays.gpt5]\npersonality = \"pirate\"\n"))
+	require.NoError(t, err)
+	e, err := engine.New(p, engine.WithConfig(cfg))
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), engine.Request{Runtime: gpt5})
+	require.EqualError(t, err, `templates/overlays/gpt5.toml: overlay "gpt5" has no style "pirate" (have friendly, terse)`)
+}
+
+func TestOverlayValidation(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity"`), nil)
+	addFile(p, "templates/overlays/bad.toml", "name = \"x\"\nmodels = ['(']\n")
+	res := engine.Lint(p)
+	require.NotEmpty(t, res.Errors)
+	assert.Contains(t, res.Errors[0].Error(), "templates/overlays/bad.toml:2:1: overlay \"x\": bad model pattern")
+}
+
+func TestHarnessFileRouting(t *testing.T) {
+	m := manifest(`"identity", "ctx"`) + `
+[[harness]]
+name = "codex"
+[harness.files]
+"AGENTS.md" = { omit = "the harness reads it" }
+"MEMORY.md" = { omit = "memory note instead", when_tools = ["memory_search"] }
+[[harness.layer]]
+name = "system"
+sections = ["identity", "ctx"]
+`
+	p := minimalPack(t, m, map[string]string{
+		"ctx": section(stable, "{{ range .Files }}{{ .Name }}:{{ .Status }}:{{ .RawChars }};{{ end }}"),
+	})
+	ws := workspaceFS(t, map[string]string{"AGENTS.md": "agents", "MEMORY.md": "memory", "SOUL.md": "soul", "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"})
+	req := engine.Request{Harness: "codex", Workspace: engine.Workspace{Path: "/ws"}}
+	res := render(t, p, req, engine.WithFS(ws))
+	assert.Equal(t, "AGENTS.md:SKIPPED:6;SOUL.md:OK:4;TOOLS.md:OK:1;IDENTITY.md:OK:1;USER.md:OK:1;MEMORY.md:OK:6;", strings.TrimPrefix(res.Layers[0].Stable, "I am the agent.\n\n"))
+	req.Tools = []engine.Tool{{Name: "memory_search"}}
+	res = render(t, p, req, engine.WithFS(ws))
+	assert.Contains(t, res.Layers[0].Stable, "MEMORY.md:SKIPPED:6;")
+}
+
+func TestConfigReplacesABootstrapFile(t *testing.T) {
+	ws := workspaceFS(t, map[string]string{"SOUL.md": "landlubber", "personas/pirate.md": "Arr, matey."})
+	cfg, err := engine.ParseConfig("c.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = \"personas/pirate.md\"\n"))
+	require.NoError(t, err)
+	res := render(t, packWith(t, nil), engine.Request{Workspace: engine.Workspace{Path: "/ws"}}, engine.WithFS(ws), engine.WithConfig(cfg))
+	assert.Contains(t, res.Layers[0].Stable, "Arr, matey.")
+	assert.NotContains(t, res.Layers[0].Stable, "landlubber")
+}
+
+const catalogPartial = `{{ define "skills_catalog" -}}
+<available_skills>
+{{- range .Listed }}
+  <skill><name>{{ xml .Name }}</name>{{ if $.Descriptions }}<description>{{ xml .Description }}</description>{{ end }}<location>{{ xml .Location }}</location><version>{{ .Version }}</version></skill>
+{{- end }}
+</available_skills>
+{{- with .Note }}
+{{ . }}
+{{- end }}
+{{- end }}`
+
+func skillFile(name, desc, meta string) string {
+	return "---\nname: " + name + "\ndescription: " + desc + "\n" + meta + "---\nDo the thing.\n"
+}
+
+func TestSkillsCatalog(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "skills"`), map[string]string{
+		"skills": section(stable, "{{ with .Skills.Listed }}## Skills\n{{ include \"skills_catalog\" $.Skills }}{{ end }}"),
+	})
+	addFile(p, "templates/skills.tmpl", catalogPartial)
+	ws := workspaceFS(t, map[string]string{
+		"skills/b-tool/SKILL.md":          skillFile("b-tool", "Uses <b> & \"quotes\"", ""),
+		"skills/personal/a-note/SKILL.md": skillFile("a-note", "Takes notes", ""),
+		"skills/needs-bin/SKILL.md":       skillFile("needs-bin", "Needs a binary", "metadata:\n  requires:\n    bins: [whisper-cli]\n"),
+		"skills/needs-config/SKILL.md":    skillFile("needs-config", "Needs config", "metadata:\n  requires:\n    config: [browser.enabled]\n"),
+		"skills/has-bin/SKILL.md":         skillFile("has-bin", "Has its binary", "metadata:\n  requires:\n    bins: [git]\n"),
+	})
+	host := engine.SkillHost{OS: "linux", LookPath: func(b string) bool { return b == "git" }, Home: "/home/ana"}
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+	res := render(t, p, req, engine.WithFS(ws), engine.WithSkillHost(host))
+	text := res.Layers[0].Stable
+	assert.Contains(t, text, "<name>a-note</name>")
+	assert.Contains(t, text, "<location>/ws/skills/personal/a-note/SKILL.md</location>")
+	assert.Contains(t, text, "<description>Uses &lt;b&gt; &amp; &quot;quotes&quot;</description>")
+	assert.Contains(t, text, "<name>has-bin</name>")
+	assert.NotContains(t, text, "needs-bin")
+	assert.NotContains(t, text, "needs-config")
+	assert.Less(t, strings.Index(text, "a-note"), strings.Index(text, "b-tool"), "sorted by name")
+	assert.Regexp(t, `<version>sha256:[0-9a-f]{64}</version>`, text)
+	assert.Equal(t, 5, res.Skills.Found)
+	assert.Equal(t, 3, res.Skills.Listed)
+
+	// requires.config reads the agent config as written.
+	withBrowser, err := engine.ParseConfig("c.toml", []byte("[plugins.browser]\nenabled = true\n"))
+	require.NoError(t, err)
+	ws2 := workspaceFS(t, map[string]string{"skills/needs-config/SKILL.md": skillFile("needs-config", "Needs config", "metadata:\n  requires:\n    config: [plugins.browser.enabled]\n")})
+	res = render(t, p, req, engine.WithFS(ws2), engine.WithConfig(withBrowser))
+	assert.Contains(t, res.Layers[0].Stable, "<name>needs-config</name>")
+	res = render(t, p, req, engine.WithFS(ws2))
+	assert.NotContains(t, res.Layers[0].Stable, "needs-config")
+
+	// A small budget drops descriptions first, then skills, with a note.
+	small, err := engine.ParseConfig("c.toml", []byte("[skills.limits]\nmaxSkillsPromptChars = 300\n"))
+	require.NoError(t, err)
+	res = render(t, p, req, engine.WithFS(ws), engine.WithSkillHost(host), engine.WithConfig(small))
+	assert.NotContains(t, res.Layers[0].Stable, "<description>")
+	assert.Less(t, res.Skills.Listed, 3)
+	assert.Contains(t, res.Layers[0].Stable, res.Skills.Note)
+	assert.NotEmpty(t, res.Skills.Note)
+
+	// No eligible skill, no section.
+	none, err := engine.ParseConfig("c.toml", []byte("[agents.defaults]\nskills = []\n"))
+	require.NoError(t, err)
+	res = render(t, p, req, engine.WithFS(ws), engine.WithSkillHost(host), engine.WithConfig(none))
+	assert.NotContains(t, res.Layers[0].Text, "## Skills")
+}
+
+func TestEditedSkillChangesItsVersion(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "skills"`), map[string]string{
+		"skills": section(stable, "{{ include \"skills_catalog\" .Skills }}"),
+	})
+	addFile(p, "templates/skills.tmpl", catalogPartial)
+	ws := workspaceFS(t, map[string]string{"skills/x/SKILL.md": skillFile("x", "one", "")})
+	e, err := engine.New(p, engine.WithFS(ws))
+	require.NoError(t, err)
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+	first, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	require.NoError(t, afero.WriteFile(ws, "/ws/skills/x/SKILL.md", []byte(skillFile("x", "two, longer", "")), 0o644))
+	second, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	assert.NotEqual(t, first.Skills.Skills[0].Version, second.Skills.Skills[0].Version)
+	assert.Contains(t, second.Layers[0].Stable, second.Skills.Skills[0].Version)
+}
