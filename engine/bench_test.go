@@ -102,3 +102,18 @@ func BenchmarkConcatFloor(b *testing.B) {
 		b.Fatalf("floor assembled different bytes")
 	}
 }
+
+// BenchmarkRenderWithReport is BenchmarkRender plus building the context
+// report with the estimate tokenizer; the difference is the report's cost.
+func BenchmarkRenderWithReport(b *testing.B) {
+	e, req := exampleSetup(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := e.Render(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = res.Report(nil)
+	}
+}

@@ -27,6 +27,7 @@ type Result struct {
 	TruncationWarned    bool
 	Omitted             []Omission     // manifest sections that did not render, and why
 	Skills              skills.Catalog // the skills catalog and what it left out
+	Tools               []Tool         // the request's tools, for the report's schema sizes
 }
 
 // Layer is the prompt for one carrier of a harness (the embedded harness
@@ -105,7 +106,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	contrib := mergeContributions(append(overlays, req.Contributions...))
-	res := &Result{Mode: req.Mode, Harness: h.name, Boundary: e.pack.manifest.Boundary, Settings: settings}
+	res := &Result{Mode: req.Mode, Harness: h.name, Boundary: e.pack.manifest.Boundary, Settings: settings, Tools: req.Tools}
 
 	set := e.pool.Get().(*renderSet)
 	defer e.pool.Put(set)

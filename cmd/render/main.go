@@ -2,9 +2,18 @@
 //
 // Usage:
 //
-//	render [flags]              render a prompt to stdout (or -o FILE, written atomically)
-//	render lint  [-pack DIR]    validate a pack; exit 1 on any error
-//	render eject DIR            write the built-in pack to DIR (refuses a non-empty DIR)
+//	render [flags]                    render a prompt to stdout (or -o FILE, written atomically)
+//	render lint  [-pack DIR]          validate a pack; exit 1 on any error
+//	render eject DIR                  write the built-in pack to DIR (refuses a non-empty DIR)
+//	render report [list|detail|json]  the context report for the same flags as a render
+//	render explain                    every section of the pack: rendered, or why not
+//	render diff [flags] A B           render requests A and B; per layer, is the stable prefix
+//	                                  byte-identical? exit 0 when all are, 1 when one differs
+//	render snapshots gen|check        write or verify golden/snapshots (-dir DIR, -pack DIR)
+//	render watch [flags]              render, then re-render after every change to the pack,
+//	                                  workspace, request or config: a unified diff against the
+//	                                  previous prompt and a status line; errors keep watching;
+//	                                  Ctrl-C exits 0
 //
 // Flags of a render:
 //
@@ -20,6 +29,7 @@
 //	-format F         text (default), json, or anthropic
 //	-boundary=false   leave the cache boundary marker out of text output
 //	-o FILE           write to FILE instead of stdout; nothing is written on failure
+//	-tokenizer T      report and explain: estimate (ceil(chars/4), default), o200k or cl100k
 //
 // Exit status: 0 ok, 1 render or validation failure, 2 usage error. Errors
 // print one line first, "render: file:line:col: message".

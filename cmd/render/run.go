@@ -52,11 +52,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdLint(args, stdout, stderr)
 	case "eject":
 		err = cmdEject(args, stdout, stderr)
+	case "report":
+		err = cmdReport(args, stdin, stdout, stderr)
+	case "explain":
+		err = cmdExplain(args, stdin, stdout, stderr)
+	case "diff":
+		err = cmdDiff(args, stdin, stdout, stderr)
+	case "snapshots":
+		err = cmdSnapshots(args, stdout, stderr)
+	case "watch":
+		err = cmdWatch(args, stdin, stdout, stderr)
 	case "help":
 		printUsage(stdout)
 		return exitOK
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want lint, eject, or flags for a render)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown command %q (want lint, eject, report, explain, diff, snapshots, watch, or flags for a render)", cmd)}
 	}
 	return report(err, stderr)
 }
@@ -69,6 +79,8 @@ func report(err error, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
+	case errors.Is(err, errStableDiffers):
+		return exitFail
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "render: %s\nRun 'render -h' for usage.\n", ue.msg)
 		return exitUsage
@@ -79,9 +91,14 @@ func report(err error, stderr io.Writer) int {
 
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
-  render [flags]              render a prompt to stdout (or -o FILE)
-  render lint  [-pack DIR]    validate a pack; exit 1 on any error
-  render eject DIR            write the built-in pack to DIR
+  render [flags]                     render a prompt to stdout (or -o FILE)
+  render lint  [-pack DIR]           validate a pack; exit 1 on any error
+  render eject DIR                   write the built-in pack to DIR
+  render report [list|detail|json]   the context report for the same flags as a render
+  render explain                     every section of the pack: rendered, or why not
+  render diff [flags] A B            render two requests; exit 1 if a stable prefix differs
+  render snapshots gen|check         write or verify the golden snapshots
+  render watch [flags]               re-render on every change; print a diff and a status line
 
 Flags:
 `)

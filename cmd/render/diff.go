@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sysprompt/sysprompt/engine"
+)
+
+// errStableDiffers makes diff exit 1 without printing an error line: the
+// report on stdout already says what differs.
+var errStableDiffers = errors.New("stable prefixes differ")
+
+// cmdDiff renders two requests with the same pack, workspace and config
+// and says whether each layer's stable prefix is byte-identical.
+func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("diff", stderr)
+	var c common
+	c.register(fs)
+	asJSON := fs.Bool("json", false, "print the comparison as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return &usageError{"diff takes two request files: render diff [flags] A B"}
+	}
+	if c.request != "" {
+		return &usageError{"diff takes its requests as arguments, not -request"}
+	}
+	if err := *c.checkPack(); err != nil {
+		return err
+	}
+	var results [2]*engine.Result
+	var e *engine.Engine
+	for i, name := range fs.Args()[:2] {
+		c.request = name
+		eng, req, err := c.load(stdin)
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			e = eng
+		}
+		// Both sides use the first engine, so they share pack and state.
+		if results[i], err = e.Render(context.Background(), req); err != nil {
+			return err
+		}
+	}
+	d, err := engine.DiffResults(results[0], results[1])
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(d); err != nil {
+			return err
+		}
+	} else {
+		writeDiff(stdout, fs.Arg(0), fs.Arg(1), d)
+	}
+	if !d.StableIdentical() {
+		return errStableDiffers
+	}
+	return nil
+}
+
+func writeDiff(w io.Writer, a, b string, d engine.Diff) {
+	for _, l := range d.Layers {
+		if l.StableIdentical {
+			fmt.Fprintf(w, "%s: stable prefix identical\n", l.Name)
+		} else {
+			f := l.First
+			fmt.Fprintf(w, "%s: stable prefix differs at line %d, column %d (byte %d)\n", l.Name, f.Line, f.Col, f.Offset)
+			fmt.Fprintf(w, "  %s: in %s: %s\n", a, f.SectionA, f.ExcerptA)
+			fmt.Fprintf(w, "  %s: in %s: %s\n", b, f.SectionB, f.ExcerptB)
+		}
+		if len(l.DynamicChanged) > 0 {
+			fmt.Fprintf(w, "  dynamic sections that differ: %s\n", joinIDs(l.DynamicChanged))
+		}
+	}
+}
+
+func joinIDs(ids []string) string { return strings.Join(ids, ", ") }

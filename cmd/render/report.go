@@ -1,0 +1,320 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/sysprompt/sysprompt/engine"
+)
+
+// tiktoken counts tokens exactly with an embedded vocabulary.
+type tiktoken struct {
+	name  string
+	codec tokenizer.Codec
+}
+
+func (t tiktoken) Name() string { return t.name }
+
+func (t tiktoken) Count(s string) int {
+	n, err := t.codec.Count(s)
+	if err != nil {
+		// The codec only fails on invalid UTF-8, which the engine never
+		// produces; count what an estimate would rather than crash.
+		return engine.EstimateTokens{}.Count(s)
+	}
+	return n
+}
+
+// newTokenizer returns the tokenizer for -tokenizer NAME.
+func newTokenizer(name string) (engine.Tokenizer, error) {
+	var enc tokenizer.Encoding
+	switch name {
+	case "", "estimate":
+		return engine.EstimateTokens{}, nil
+	case "o200k":
+		enc = tokenizer.O200kBase
+	case "cl100k":
+		enc = tokenizer.Cl100kBase
+	default:
+		return nil, &usageError{fmt.Sprintf("-tokenizer %q: want estimate, o200k or cl100k", name)}
+	}
+	codec, err := tokenizer.Get(enc)
+	if err != nil {
+		return nil, err
+	}
+	return tiktoken{name: name, codec: codec}, nil
+}
+
+// renderFor parses the common flags plus -tokenizer and renders once.
+func renderFor(name string, args []string, stdin io.Reader, stderr io.Writer, extra func(*flag.FlagSet)) (*engine.Engine, *engine.Result, engine.Tokenizer, []string, error) {
+	fs := newFlagSet(name, stderr)
+	var c common
+	c.register(fs)
+	tokName := fs.String("tokenizer", "estimate", "token counts: `estimate` (ceil(chars/4)), o200k or cl100k (exact)")
+	if extra != nil {
+		extra(fs)
+	}
+	if err := parse(fs, args); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	tok, err := newTokenizer(*tokName)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if err := *c.checkPack(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	e, req, err := c.load(stdin)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	res, err := e.Render(context.Background(), req)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return e, res, tok, fs.Args(), nil
+}
+
+func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	view := "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		view, args = args[0], args[1:]
+	}
+	switch view {
+	case "list", "detail", "json":
+	default:
+		return &usageError{fmt.Sprintf("report %q: want list, detail or json", view)}
+	}
+	_, res, tok, rest, err := renderFor("report", args, stdin, stderr, nil)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	rep := res.Report(tok)
+	if view == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rep)
+	}
+	writeReport(stdout, rep, view == "detail")
+	return nil
+}
+
+// num formats n with thousands separators.
+func num(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func pct(part, whole int) string {
+	if whole <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d%%", part*100/whole)
+}
+
+// grid is a small table: text columns left-aligned, numbers
+// right-aligned, two spaces between columns, indented by two.
+type grid struct {
+	right []bool // per column
+	rows  [][]string
+}
+
+func newGrid(right ...bool) *grid { return &grid{right: right} }
+
+func (g *grid) add(cells ...string) { g.rows = append(g.rows, cells) }
+
+func (g *grid) write(w io.Writer) {
+	widths := make([]int, len(g.right))
+	for _, r := range g.rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range g.rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if g.right[i] {
+				b.WriteString(pad + c)
+			} else {
+				b.WriteString(c + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+func writeReport(w io.Writer, r engine.Report, detail bool) {
+	fmt.Fprintf(w, "Context report (%s harness, %s mode; tokens: %s)\n", r.Harness, r.Mode, r.Tokenizer)
+	ws := r.Workspace
+	if ws == "" {
+		ws = "(none)"
+	}
+	fmt.Fprintf(w, "Workspace: %s\n", ws)
+	b := r.Bootstrap
+	fmt.Fprintf(w, "Bootstrap budget: %s chars per file, %s total; injected %s of %s (%s)%s\n",
+		num(b.MaxChars), num(b.TotalMaxChars), num(b.InjectedChars), num(b.TotalMaxChars), pct(b.InjectedChars, b.TotalMaxChars), mark(b.TotalNearLimit, " near limit"))
+	if b.Truncated > 0 {
+		fmt.Fprintf(w, "Truncation notice: %s (mode %s)\n", map[bool]string{true: "shown", false: "not shown"}[b.WarningShown], b.WarningMode)
+	}
+
+	fmt.Fprintln(w, "\nInjected workspace files:")
+	if len(b.Files) == 0 {
+		fmt.Fprintln(w, "  (none)")
+	} else {
+		g := newGrid(false, false, true, true, false)
+		g.add("file", "status", "raw", "injected", "cause")
+		for _, f := range b.Files {
+			cause := f.Cause
+			if f.Reason != "" && f.Status != "OK" && f.Status != "TRUNCATED" {
+				cause = f.Reason
+			}
+			g.add(f.Name, f.Status, num(f.RawChars), num(f.InjectedChars), cause+mark(f.NearLimit, " (near limit)"))
+		}
+		g.write(w)
+	}
+
+	fmt.Fprintln(w, "\nSections:")
+	g := newGrid(false, false, false, true, true)
+	g.add("layer", "tier", "section", "chars", "tokens")
+	for _, s := range r.Sections {
+		id := s.ID
+		if s.Overridden {
+			id += " (override)"
+		}
+		g.add(s.Layer, string(s.Tier), id, num(s.Chars), num(s.Tokens))
+	}
+	g.write(w)
+
+	sk := r.Skills
+	fmt.Fprintf(w, "\nSkills: %d listed of %d eligible, %d found; catalog %s chars", sk.Listed, sk.Eligible, sk.Found, num(sk.CatalogChars))
+	if !sk.Descriptions && sk.Listed > 0 {
+		fmt.Fprint(w, "; descriptions dropped to fit the budget")
+	}
+	fmt.Fprintln(w)
+	if sk.Note != "" {
+		fmt.Fprintf(w, "  %s\n", sk.Note)
+	}
+	over := 0
+	for _, s := range sk.Skipped {
+		if strings.HasPrefix(s.Reason, "over budget") {
+			over++
+		}
+	}
+	if over > 0 {
+		fmt.Fprintf(w, "  %d dropped by the budget\n", over)
+	}
+
+	tl := r.Tools
+	fmt.Fprintf(w, "\nTools: %d; descriptions %s chars; JSON schemas %s chars (count toward context, not shown as text)\n",
+		len(tl.Entries), num(tl.DescriptionChars), num(tl.SchemaChars))
+	if len(tl.Entries) > 0 {
+		g := newGrid(false, true, true)
+		g.add("tool", "description", "schema")
+		for _, e := range tl.Entries {
+			g.add(e.Name, num(e.DescriptionChars), num(e.SchemaChars))
+		}
+		g.write(w)
+	}
+
+	fmt.Fprintln(w, "\nStable prefix:")
+	for _, l := range r.Layers {
+		fmt.Fprintf(w, "  %s: %s chars, %s tokens, sha256 %s\n", l.Name, num(l.Stable.Chars), num(l.Stable.Tokens), l.StableSHA256)
+	}
+	fmt.Fprintf(w, "\nTotal: %s chars, %s tokens in the prompt; %s chars with tool schemas\n",
+		num(r.Total.Chars), num(r.Total.Tokens), num(r.Total.Chars+tl.SchemaChars))
+
+	if !detail {
+		return
+	}
+	fmt.Fprintln(w, "\nTop skills by catalog block:")
+	g = newGrid(false, true)
+	for _, s := range sk.TopSkills(30) {
+		g.add(s.Name, num(s.BlockChars))
+	}
+	g.write(w)
+	if len(sk.Skipped) > 0 || len(sk.Problems) > 0 {
+		fmt.Fprintln(w, "\nSkills not listed:")
+		for _, s := range sk.Skipped {
+			fmt.Fprintf(w, "  %s (%s): %s\n", s.Name, s.Location, s.Reason)
+		}
+		for _, p := range sk.Problems {
+			fmt.Fprintf(w, "  %s\n", p.String())
+		}
+	}
+	fmt.Fprintln(w, "\nTop tools by schema size:")
+	g = newGrid(false, true)
+	for _, e := range tl.TopSchemas(30) {
+		g.add(e.Name, num(e.SchemaChars))
+	}
+	g.write(w)
+	if len(r.Omitted) > 0 {
+		fmt.Fprintln(w, "\nSections left out:")
+		for _, o := range r.Omitted {
+			fmt.Fprintf(w, "  %s/%s: %s\n", o.Layer, o.ID, o.Reason)
+		}
+	}
+}
+
+func mark(on bool, text string) string {
+	if on {
+		return text
+	}
+	return ""
+}
+
+func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e, res, _, rest, err := renderFor("explain", args, stdin, stderr, nil)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	g := newGrid(false, false, false, false, false)
+	for _, x := range e.Explain(res) {
+		status := "rendered"
+		detail := fmt.Sprintf("%s chars", num(x.Chars))
+		if x.Reason != "" {
+			detail += "; " + x.Reason
+		}
+		if !x.Rendered {
+			status, detail = "omitted", x.Reason
+		}
+		layer := x.Layer
+		if layer == "" {
+			layer = "-"
+		}
+		g.add(x.ID, status, layer, string(x.Tier), detail)
+	}
+	g.write(stdout)
+	return nil
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/sysprompt/sysprompt/engine"
+)
+
+// debounce is how long watch waits after a change for more changes
+// before it renders: editors often write a file in several steps.
+const debounce = 150 * time.Millisecond
+
+// cmdWatch renders once, then again after every change to the pack, the
+// workspace, the request or the config, printing what changed.
+func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("watch", stderr)
+	var c common
+	c.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	if c.request == "-" {
+		return &usageError{"watch needs -request FILE, not stdin: it re-reads the file on change"}
+	}
+	if err := *c.checkPack(); err != nil {
+		return err
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	for _, p := range watchedPaths(c) {
+		if err := w.Add(p); err != nil {
+			return fmt.Errorf("watching %s: %w", p, err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	changes := make(chan string)
+	go func() {
+		defer close(changes)
+		for {
+			select {
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if ev.Op&fsnotify.Create != 0 {
+					// Watch new directories too (a new skill folder).
+					if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
+						w.Add(ev.Name)
+					}
+				}
+				select {
+				case changes <- ev.Name:
+				case <-ctx.Done():
+					return
+				}
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				fmt.Fprintf(stderr, "render: watch: %v\n", err)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	renderOnce := func() (*engine.Result, error) {
+		e, req, err := c.load(stdin)
+		if err != nil {
+			return nil, err
+		}
+		return e.Render(ctx, req)
+	}
+	watchLoop(ctx, changes, renderOnce, stdout, stderr)
+	return nil
+}
+
+// watchedPaths are the directories whose changes trigger a render: the
+// pack and workspace trees, and the folders of the request and config
+// files (editors replace files by renaming, which a file watch misses).
+func watchedPaths(c common) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if abs, err := filepath.Abs(p); err == nil && !seen[abs] {
+			seen[abs] = true
+			out = append(out, abs)
+		}
+	}
+	tree := func(root string) {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				add(p)
+			}
+			return nil
+		})
+	}
+	if c.pack != "" {
+		tree(c.pack)
+	}
+	if c.workspace != "" {
+		tree(c.workspace)
+	}
+	for _, f := range []string{c.request, c.config} {
+		if f != "" {
+			add(filepath.Dir(f))
+		}
+	}
+	return out
+}
+
+// watchLoop renders at start and after each burst of changes until ctx
+// ends or changes closes. A failed render prints its error and the loop
+// goes on with the last good prompt as the base of the next diff.
+func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*engine.Result, error), stdout, stderr io.Writer) {
+	var last *engine.Result
+	step := func() {
+		res, err := renderOnce()
+		if err != nil {
+			fmt.Fprintf(stderr, "render: %v\n", err)
+			fmt.Fprintln(stdout, "render failed; still watching")
+			return
+		}
+		if last == nil {
+			io.WriteString(stdout, promptText(res))
+		} else {
+			stdout.Write(diff.Diff("previous", []byte(promptText(last)), "current", []byte(promptText(res))))
+		}
+		fmt.Fprintln(stdout, status(last, res))
+		last = res
+	}
+	step()
+	var timer <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-changes:
+			if !ok {
+				return
+			}
+			timer = time.After(debounce)
+		case <-timer:
+			timer = nil
+			step()
+		}
+	}
+}
+
+// promptText is the text output of a render, every layer.
+func promptText(res *engine.Result) string {
+	var b strings.Builder
+	writeText(&b, res, true)
+	return b.String()
+}
+
+// status is the one line watch prints after each render.
+func status(prev, cur *engine.Result) string {
+	rep := cur.Report(nil)
+	if prev == nil {
+		return fmt.Sprintf("-- rendered: %s chars, %s tokens", num(rep.Total.Chars), num(rep.Total.Tokens))
+	}
+	old := prev.Report(nil)
+	delta := fmt.Sprintf("%s chars, %s tokens", signed(rep.Total.Chars-old.Total.Chars), signed(rep.Total.Tokens-old.Total.Tokens))
+	d, err := engine.DiffResults(prev, cur)
+	if err != nil {
+		return "-- harness changed; " + delta
+	}
+	var changed []string
+	for _, l := range d.Layers {
+		if !l.StableIdentical {
+			changed = append(changed, fmt.Sprintf("%s layer, section %s", l.Name, l.First.SectionB))
+		}
+	}
+	if len(changed) == 0 {
+		return "-- stable prefix unchanged; " + delta
+	}
+	return "-- stable prefix changed in " + strings.Join(changed, "; ") + "; " + delta
+}
+
+func signed(n int) string {
+	if n > 0 {
+		return "+" + num(n)
+	}
+	return num(n)
+}

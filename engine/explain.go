@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Explanation says what happened to one section of the pack in a render.
+type Explanation struct {
+	ID       string `json:"id"`
+	Layer    string `json:"layer,omitempty"`
+	Tier     Tier   `json:"tier"`
+	Rendered bool   `json:"rendered"`
+	Chars    int    `json:"chars,omitempty"`
+	Reason   string `json:"reason,omitempty"` // why it did not render, or "provider override"
+}
+
+// Reasons an explanation gives beyond the Omission ones.
+const (
+	ExplainOverride   = "replaced by a provider override"
+	ExplainNotInHarns = "not in a layer of this harness"
+)
+
+// Explain lists every section of the pack for a result of this engine:
+// the harness's sections in manifest order, rendered or not and why, then
+// the pack's other sections, which this harness does not use.
+func (e *Engine) Explain(res *Result) []Explanation {
+	h := e.pack.harnesses[res.Harness]
+	omitted := map[string]string{}
+	for _, o := range res.Omitted {
+		omitted[o.Layer+"/"+o.ID] = o.Reason
+	}
+	rendered := map[string]RenderedSection{}
+	for _, l := range res.Layers {
+		for _, s := range l.Sections {
+			rendered[l.Name+"/"+s.ID] = s
+		}
+	}
+	var out []Explanation
+	used := map[string]bool{}
+	if h != nil {
+		for _, l := range h.layers {
+			for _, sec := range l.sections {
+				used[sec.id] = true
+				x := Explanation{ID: sec.id, Layer: l.name, Tier: sec.tier}
+				if s, ok := rendered[l.name+"/"+sec.id]; ok {
+					x.Rendered, x.Chars = true, s.Chars
+					if s.Overridden {
+						x.Reason = ExplainOverride
+					}
+				} else {
+					x.Reason = omitted[l.name+"/"+sec.id]
+				}
+				out = append(out, x)
+			}
+		}
+	}
+	for _, id := range sortedKeys(e.pack.sections) {
+		if !used[id] {
+			out = append(out, Explanation{ID: id, Tier: e.pack.sections[id].tier, Reason: ExplainNotInHarns})
+		}
+	}
+	return out
+}
+
+// Diff compares the prompts of two renders layer by layer (SPEC 9).
+type Diff struct {
+	Layers []LayerDiff `json:"layers"`
+}
+
+// StableIdentical reports whether every layer's stable prefix matched.
+func (d Diff) StableIdentical() bool {
+	for _, l := range d.Layers {
+		if !l.StableIdentical {
+			return false
+		}
+	}
+	return true
+}
+
+// LayerDiff is one layer's comparison. When the stable prefixes differ,
+// First locates the first differing byte on each side.
+type LayerDiff struct {
+	Name            string   `json:"name"`
+	StableIdentical bool     `json:"stable_identical"`
+	First           *DiffAt  `json:"first_difference,omitempty"`
+	DynamicChanged  []string `json:"dynamic_sections_changed"` // ids, in order, present on either side
+}
+
+// DiffAt is where two stable prefixes first differ.
+type DiffAt struct {
+	Offset   int    `json:"offset"` // byte offset into the layer text
+	Line     int    `json:"line"`
+	Col      int    `json:"col"` // in characters, 1-based
+	SectionA string `json:"section_a"`
+	SectionB string `json:"section_b"`
+	ExcerptA string `json:"excerpt_a"`
+	ExcerptB string `json:"excerpt_b"`
+}
+
+// excerptChars is how much text a diff shows on each side.
+const excerptChars = 60
+
+// DiffResults compares a and b, which must come from the same harness.
+func DiffResults(a, b *Result) (Diff, error) {
+	if a.Harness != b.Harness {
+		return Diff{}, fmt.Errorf("cannot compare harness %q with harness %q", a.Harness, b.Harness)
+	}
+	var d Diff
+	for i := range max(len(a.Layers), len(b.Layers)) {
+		var la, lb Layer
+		if i < len(a.Layers) {
+			la = a.Layers[i]
+		}
+		if i < len(b.Layers) {
+			lb = b.Layers[i]
+		}
+		ld := LayerDiff{Name: la.Name, StableIdentical: la.Stable == lb.Stable, DynamicChanged: []string{}}
+		if ld.Name == "" {
+			ld.Name = lb.Name
+		}
+		if !ld.StableIdentical {
+			off := commonPrefix(la.Stable, lb.Stable)
+			// Back up to the start of a code point so the excerpt is whole.
+			for off > 0 && !utf8.RuneStart(la.Stable[min(off, len(la.Stable)-1)]) {
+				off--
+			}
+			line, col := lineCol(la.Text, off)
+			ld.First = &DiffAt{Offset: off, Line: line, Col: col,
+				SectionA: sectionAt(la, off), SectionB: sectionAt(lb, off),
+				ExcerptA: excerpt(la.Stable, off), ExcerptB: excerpt(lb.Stable, off)}
+		}
+		ld.DynamicChanged = dynamicChanges(la, lb)
+		d.Layers = append(d.Layers, ld)
+	}
+	return d, nil
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func lineCol(text string, off int) (int, int) {
+	off = min(off, len(text))
+	before := text[:off]
+	line := strings.Count(before, "\n") + 1
+	col := utf8.RuneCountInString(before[strings.LastIndex(before, "\n")+1:]) + 1
+	return line, col
+}
+
+// sectionAt names the section holding byte off, or the gap before the
+// next one ("between a and b"), or "end of the stable prefix".
+func sectionAt(l Layer, off int) string {
+	for i, s := range l.Sections {
+		if off >= s.Start && off < s.End {
+			return s.ID
+		}
+		if off < s.Start {
+			if i == 0 {
+				return "before " + s.ID
+			}
+			return "between " + l.Sections[i-1].ID + " and " + s.ID
+		}
+	}
+	return "end of the stable prefix"
+}
+
+// excerpt is up to excerptChars characters of s from off, on one line.
+func excerpt(s string, off int) string {
+	if off >= len(s) {
+		return "(end of text)"
+	}
+	rest := s[off:]
+	n, i := 0, 0
+	for i < len(rest) && n < excerptChars {
+		_, size := utf8.DecodeRuneInString(rest[i:])
+		i += size
+		n++
+	}
+	out := strings.ReplaceAll(rest[:i], "\n", `\n`)
+	if i < len(rest) {
+		out += "…"
+	}
+	return out
+}
+
+// dynamicChanges lists the dynamic sections whose text differs or that
+// exist on one side only, in the order they appear.
+func dynamicChanges(a, b Layer) []string {
+	text := func(l Layer) (map[string]string, []string) {
+		m := map[string]string{}
+		var order []string
+		for _, s := range l.Sections {
+			if s.Tier == TierDynamic {
+				m[s.ID] = l.Text[s.Start:s.End]
+				order = append(order, s.ID)
+			}
+		}
+		return m, order
+	}
+	ta, oa := text(a)
+	tb, ob := text(b)
+	out := []string{}
+	seen := map[string]bool{}
+	for _, id := range append(oa, ob...) {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if ta[id] != tb[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,313 @@
+package engine
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/skills"
+)
+
+// Tokenizer counts tokens for the context report.
+type Tokenizer interface {
+	Name() string
+	Count(text string) int
+}
+
+// EstimateTokens is the default tokenizer: ceil(chars/4), chars being code
+// points. It is what every report uses unless given an exact tokenizer.
+type EstimateTokens struct{}
+
+// Name reports "estimate".
+func (EstimateTokens) Name() string { return "estimate" }
+
+// Count returns ceil(chars/4).
+func (EstimateTokens) Count(text string) int { return (utf8.RuneCountInString(text) + 3) / 4 }
+
+// NearLimitRatio is the share of a budget from which a file or the total
+// counts as near its limit.
+const NearLimitRatio = 0.85
+
+// Report is the context report of one render (SPEC 9): where the
+// characters and tokens go, what was cut, skipped or left out, and the
+// stable prefix that caching depends on. JSON keys are part of the
+// documented interface.
+type Report struct {
+	Tokenizer string          `json:"tokenizer"`
+	Mode      Mode            `json:"mode"`
+	Harness   string          `json:"harness"`
+	Workspace string          `json:"workspace"`
+	Bootstrap BootstrapReport `json:"bootstrap"`
+	Layers    []LayerReport   `json:"layers"`
+	Sections  []SectionReport `json:"sections"`
+	Omitted   []Omission      `json:"omitted"`
+	Skills    SkillsReport    `json:"skills"`
+	Tools     ToolsReport     `json:"tools"`
+	Total     Size            `json:"total"` // every layer's text
+}
+
+// Size is a character count and its token count.
+type Size struct {
+	Chars  int `json:"chars"`
+	Tokens int `json:"tokens"`
+}
+
+// BootstrapReport covers the workspace files and their budgets.
+type BootstrapReport struct {
+	MaxChars         int          `json:"max_chars"`
+	TotalMaxChars    int          `json:"total_max_chars"`
+	RawChars         int          `json:"raw_chars"`
+	InjectedChars    int          `json:"injected_chars"`
+	TotalNearLimit   bool         `json:"total_near_limit"`
+	Truncated        int          `json:"truncated"`
+	NearLimit        int          `json:"near_limit"`
+	WarningMode      string       `json:"warning_mode"`
+	WarningShown     bool         `json:"warning_shown"`
+	WarningSignature string       `json:"warning_signature,omitempty"`
+	Files            []FileReport `json:"files"`
+}
+
+// FileReport is one bootstrap file's fate.
+type FileReport struct {
+	Name          string `json:"name"`
+	Path          string `json:"path"`
+	Status        string `json:"status"`
+	RawChars      int    `json:"raw_chars"`
+	InjectedChars int    `json:"injected_chars"`
+	Cause         string `json:"cause,omitempty"`
+	NearLimit     bool   `json:"near_limit"`
+	Reason        string `json:"reason,omitempty"`
+	Dynamic       bool   `json:"dynamic"`
+}
+
+// LayerReport sizes one layer and its stable prefix.
+type LayerReport struct {
+	Name         string `json:"name"`
+	Total        Size   `json:"total"`
+	Stable       Size   `json:"stable"`
+	Dynamic      Size   `json:"dynamic"`
+	StableSHA256 string `json:"stable_sha256"`
+}
+
+// SectionReport sizes one rendered section.
+type SectionReport struct {
+	Layer string `json:"layer"`
+	Tier  Tier   `json:"tier"`
+	ID    string `json:"id"`
+	Size
+	Overridden bool `json:"overridden,omitempty"`
+}
+
+// SkillsReport covers the skills catalog.
+type SkillsReport struct {
+	Found        int              `json:"found"`
+	Eligible     int              `json:"eligible"`
+	Listed       int              `json:"listed"`
+	CatalogChars int              `json:"catalog_chars"`
+	Descriptions bool             `json:"descriptions"`
+	Note         string           `json:"note,omitempty"`
+	Entries      []SkillBlock     `json:"entries"`
+	Skipped      []skills.Skipped `json:"skipped"`
+	Problems     []skills.Problem `json:"problems"`
+}
+
+// SkillBlock is one listed skill and the size of its catalog block.
+type SkillBlock struct {
+	Name       string `json:"name"`
+	Location   string `json:"location"`
+	BlockChars int    `json:"block_chars"`
+}
+
+// ToolsReport covers tool descriptions and schemas, which count toward
+// the context even though schemas are not printed as prompt text.
+type ToolsReport struct {
+	DescriptionChars int          `json:"description_chars"`
+	SchemaChars      int          `json:"schema_chars"`
+	Entries          []ToolReport `json:"entries"`
+}
+
+// ToolReport is one tool's description and schema size.
+type ToolReport struct {
+	Name             string `json:"name"`
+	DescriptionChars int    `json:"description_chars"`
+	SchemaChars      int    `json:"schema_chars"`
+}
+
+// Report builds the context report for this result. tok may be nil for
+// the ceil(chars/4) estimate.
+func (r *Result) Report(tok Tokenizer) Report {
+	if tok == nil {
+		tok = EstimateTokens{}
+	}
+	rep := Report{
+		Tokenizer: tok.Name(),
+		Mode:      r.Mode,
+		Harness:   r.Harness,
+		Workspace: r.Settings.Workspace,
+		Omitted:   r.Omitted,
+		Sections:  []SectionReport{},
+		Layers:    []LayerReport{},
+	}
+	if rep.Omitted == nil {
+		rep.Omitted = []Omission{}
+	}
+	rep.Bootstrap = bootstrapReport(r)
+	_, estimate := tok.(EstimateTokens)
+	// Character counts come from the section sizes the render recorded and
+	// the known separators, so the report never recounts the prompt; only
+	// an exact tokenizer has to read the text.
+	size := func(text string, chars int) Size {
+		if estimate {
+			return Size{Chars: chars, Tokens: (chars + 3) / 4}
+		}
+		return Size{Chars: chars, Tokens: tok.Count(text)}
+	}
+	boundaryChars := utf8.RuneCountInString(r.Boundary)
+	for _, l := range r.Layers {
+		var stableChars, dynamicChars, nStable, nDynamic int
+		for _, s := range l.Sections {
+			rep.Sections = append(rep.Sections, SectionReport{Layer: l.Name, Tier: s.Tier, ID: s.ID, Overridden: s.Overridden,
+				Size: size(l.Text[s.Start:s.End], s.Chars)})
+			if s.Tier == TierStable {
+				stableChars += s.Chars
+				nStable++
+			} else {
+				dynamicChars += s.Chars
+				nDynamic++
+			}
+		}
+		stableChars += 2 * max(0, nStable-1)
+		dynamicChars += 2 * max(0, nDynamic-1)
+		total := stableChars + boundaryChars + 1 // the marker line
+		if nStable > 0 {
+			total += 2
+		}
+		if nDynamic > 0 {
+			total += dynamicChars + 2
+		}
+		lr := LayerReport{Name: l.Name, Total: size(l.Text, total), Stable: size(l.Stable, stableChars),
+			Dynamic: size(l.Dynamic, dynamicChars), StableSHA256: l.StableSHA256}
+		rep.Layers = append(rep.Layers, lr)
+		rep.Total.Chars += lr.Total.Chars
+		rep.Total.Tokens += lr.Total.Tokens
+	}
+	rep.Skills = skillsReport(r)
+	rep.Tools = toolsReport(r.Tools)
+	return rep
+}
+
+func bootstrapReport(r *Result) BootstrapReport {
+	b := BootstrapReport{
+		MaxChars:         r.Settings.BootstrapMaxChars,
+		TotalMaxChars:    r.Settings.BootstrapTotalMaxChars,
+		WarningMode:      r.Settings.TruncationWarning,
+		WarningShown:     r.TruncationWarned,
+		WarningSignature: r.TruncationSignature,
+		Files:            []FileReport{},
+	}
+	for _, f := range r.Files {
+		b.RawChars += f.RawChars
+		b.InjectedChars += f.InjectedChars
+		if f.Status == bootstrap.StatusTruncated {
+			b.Truncated++
+		}
+		if f.NearLimit {
+			b.NearLimit++
+		}
+		b.Files = append(b.Files, FileReport{Name: f.Name, Path: f.Display, Status: string(f.Status), RawChars: f.RawChars,
+			InjectedChars: f.InjectedChars, Cause: string(f.Cause), NearLimit: f.NearLimit, Reason: f.Reason, Dynamic: f.Dynamic})
+	}
+	b.TotalNearLimit = b.TotalMaxChars > 0 && float64(b.InjectedChars) >= NearLimitRatio*float64(b.TotalMaxChars)
+	return b
+}
+
+// skillsReport sizes the catalog from the rendered text: each listed
+// skill's block is the "<skill>…</skill>" run that names it, so the
+// figures are what the model reads whatever the partial's layout.
+func skillsReport(r *Result) SkillsReport {
+	c := r.Skills
+	s := SkillsReport{Found: c.Found, Eligible: c.Eligible, Listed: c.Listed, Descriptions: c.Descriptions, Note: c.Note,
+		Entries: []SkillBlock{}, Skipped: c.Skipped, Problems: c.Problems}
+	if s.Skipped == nil {
+		s.Skipped = []skills.Skipped{}
+	}
+	if s.Problems == nil {
+		s.Problems = []skills.Problem{}
+	}
+	blocks := map[string]string{}
+	for _, l := range r.Layers {
+		text := l.Text
+		if start := strings.Index(text, "<available_skills>"); start >= 0 {
+			if end := strings.Index(text[start:], "</available_skills>"); end >= 0 {
+				catalog := text[start : start+end+len("</available_skills>")]
+				s.CatalogChars += utf8.RuneCountInString(catalog)
+				for _, block := range strings.SplitAfter(catalog, "</skill>") {
+					i := strings.Index(block, "<skill>")
+					if i < 0 {
+						continue
+					}
+					block = block[i:]
+					if n := between(block, "<location>", "</location>"); n != "" {
+						blocks[n] = block
+					}
+				}
+			}
+		}
+	}
+	for _, sk := range c.Skills {
+		s.Entries = append(s.Entries, SkillBlock{Name: sk.Name, Location: sk.Location, BlockChars: utf8.RuneCountInString(blocks[xmlEscape(sk.Location)])})
+	}
+	return s
+}
+
+func between(s, open, close string) string {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(open):]
+	j := strings.Index(s, close)
+	if j < 0 {
+		return ""
+	}
+	return s[:j]
+}
+
+var xmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
+
+func xmlEscape(s string) string { return xmlReplacer.Replace(s) }
+
+func toolsReport(tools []Tool) ToolsReport {
+	t := ToolsReport{Entries: []ToolReport{}}
+	for _, tool := range tools {
+		schema := 0
+		if tool.Schema != nil {
+			// encoding/json sorts map keys, so the size is stable.
+			b, err := json.Marshal(tool.Schema)
+			if err == nil {
+				schema = utf8.RuneCount(b)
+			}
+		}
+		tr := ToolReport{Name: tool.Name, DescriptionChars: utf8.RuneCountInString(tool.Description), SchemaChars: schema}
+		t.Entries = append(t.Entries, tr)
+		t.DescriptionChars += tr.DescriptionChars
+		t.SchemaChars += tr.SchemaChars
+	}
+	return t
+}
+
+// TopSkills returns up to n listed skills, largest catalog block first.
+func (s SkillsReport) TopSkills(n int) []SkillBlock {
+	out := append([]SkillBlock(nil), s.Entries...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].BlockChars > out[j].BlockChars })
+	return out[:min(n, len(out))]
+}
+
+// TopSchemas returns up to n tools, largest schema first.
+func (t ToolsReport) TopSchemas(n int) []ToolReport {
+	out := append([]ToolReport(nil), t.Entries...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].SchemaChars > out[j].SchemaChars })
+	return out[:min(n, len(out))]
+}

@@ -1,0 +1,180 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine"
+)
+
+// budgetPack injects AGENTS.md, SOUL.md and TOOLS.md (all required) with
+// markers whose lengths are easy to count.
+func budgetPack(t *testing.T) engine.Request {
+	t.Helper()
+	return engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+}
+
+func TestReportFigures(t *testing.T) {
+	m := manifest(`"identity", "ctx", "late"`) + `
+[bootstrap]
+files = ["AGENTS.md", "SOUL.md", "TOOLS.md"]
+optional = []
+max_chars = 100
+total_max_chars = 200
+`
+	p := minimalPack(t, m, map[string]string{
+		"ctx":  section(stable, "{{ range .Files.Injected }}{{ .Content }}\n{{ end }}"),
+		"late": section(dynamic, "{{ .Channel.ID }}"),
+	})
+	addFile(p, "templates/bootstrap.tmpl", `{{ define "file_block" }}{{ .Content }}{{ end }}`+
+		`{{ define "missing_marker" }}[missing {{ .Path }}]{{ end }}`+
+		`{{ define "truncation_marker" }}[cut {{ .Kept }}/{{ .Raw }}]{{ end }}`+
+		`{{ define "binary_marker" }}[binary]{{ end }}`)
+	ws := workspaceFS(t, map[string]string{
+		"AGENTS.md": strings.Repeat("a", 90),  // OK, 90 >= 85% of 100: near the limit
+		"SOUL.md":   strings.Repeat("s", 200), // 110 of the total remain: cut to the per-file 100
+		"TOOLS.md":  strings.Repeat("t", 50),  // under 64 remain: no further file starts
+	})
+	req := budgetPack(t)
+	req.Channel.ID = "telegram"
+	res := render(t, p, req, engine.WithFS(ws))
+	rep := res.Report(nil)
+
+	assert.Equal(t, "estimate", rep.Tokenizer)
+	b := rep.Bootstrap
+	assert.Equal(t, 100, b.MaxChars)
+	assert.Equal(t, 200, b.TotalMaxChars)
+	require.Len(t, b.Files, 3)
+
+	agents, soul, tools := b.Files[0], b.Files[1], b.Files[2]
+	assert.Equal(t, engine.FileReport{Name: "AGENTS.md", Path: "/ws/AGENTS.md", Status: "OK", RawChars: 90, InjectedChars: 90, NearLimit: true}, agents)
+
+	assert.Equal(t, "TRUNCATED", soul.Status)
+	assert.Equal(t, 200, soul.RawChars)
+	assert.Equal(t, "per-file limit", soul.Cause)
+	assert.True(t, soul.NearLimit)
+	assert.LessOrEqual(t, soul.InjectedChars, 100, "the cut fits the per-file budget, marker included")
+	assert.Greater(t, soul.InjectedChars, 90, "and uses most of it")
+
+	assert.Contains(t, res.Layers[0].Stable, "/200]", "the marker names the raw size")
+
+	assert.Equal(t, "SKIPPED", tools.Status)
+	assert.Equal(t, "total limit", tools.Cause)
+	assert.Equal(t, 0, tools.InjectedChars)
+
+	assert.Equal(t, 90+soul.InjectedChars, b.InjectedChars)
+	assert.Equal(t, agents.RawChars+soul.RawChars+tools.RawChars, b.RawChars)
+	assert.Equal(t, 1, b.Truncated)
+	assert.True(t, b.TotalNearLimit, "injected >= 85% of 200")
+
+	// Sections: identity, ctx (stable), late (dynamic), with estimate tokens.
+	require.Len(t, rep.Sections, 3)
+	assert.Equal(t, engine.SectionReport{Layer: "system", Tier: engine.TierStable, ID: "identity", Size: engine.Size{Chars: 15, Tokens: 4}}, rep.Sections[0])
+	assert.Equal(t, engine.SectionReport{Layer: "system", Tier: engine.TierDynamic, ID: "late", Size: engine.Size{Chars: 8, Tokens: 2}}, rep.Sections[2])
+
+	// Layer sizes are computed, not counted: check them against the text.
+	l := rep.Layers[0]
+	assert.Equal(t, len([]rune(res.Layers[0].Stable)), l.Stable.Chars)
+	assert.Equal(t, len([]rune(res.Layers[0].Dynamic)), l.Dynamic.Chars)
+	assert.Equal(t, len([]rune(res.Layers[0].Text)), l.Total.Chars)
+	assert.Equal(t, (l.Stable.Chars+3)/4, l.Stable.Tokens)
+	assert.Equal(t, res.Layers[0].StableSHA256, l.StableSHA256)
+	assert.Equal(t, l.Total, rep.Total)
+}
+
+func TestReportTools(t *testing.T) {
+	req := engine.Request{Tools: []engine.Tool{
+		{Name: "read", Description: "Read a file.", Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}},
+		{Name: "ping"},
+	}}
+	res := render(t, minimalPack(t, manifest(`"identity"`), nil), req)
+	rep := res.Report(nil)
+	// {"properties":{"path":{"type":"string"}},"type":"object"} is 57 characters.
+	assert.Equal(t, []engine.ToolReport{{Name: "read", DescriptionChars: 12, SchemaChars: 57}, {Name: "ping"}}, rep.Tools.Entries)
+	assert.Equal(t, 12, rep.Tools.DescriptionChars)
+	assert.Equal(t, 57, rep.Tools.SchemaChars)
+}
+
+type wordCounter struct{}
+
+func (wordCounter) Name() string       { return "words" }
+func (wordCounter) Count(s string) int { return len(strings.Fields(s)) }
+
+func TestReportUsesTheGivenTokenizer(t *testing.T) {
+	res := render(t, minimalPack(t, manifest(`"identity"`), nil), engine.Request{})
+	rep := res.Report(wordCounter{})
+	assert.Equal(t, "words", rep.Tokenizer)
+	assert.Equal(t, 4, rep.Sections[0].Tokens, "I am the agent.")
+	assert.Equal(t, 7, rep.Layers[0].Total.Tokens, "I am the agent. <!-- B -->")
+	for _, tc := range []engine.Request{{}, {Mode: engine.ModeNone}} {
+		res := render(t, minimalPack(t, manifest(`"identity", "d"`), map[string]string{"d": section(dynamic, "{{ if .Channel.ID }}x{{ end }}")}), tc)
+		rep := res.Report(nil)
+		assert.Equal(t, len([]rune(res.Layers[0].Text)), rep.Layers[0].Total.Chars, "no dynamic sections")
+	}
+}
+
+func TestDiffResults(t *testing.T) {
+	e, err := engine.New(packWith(t, nil), engine.WithFS(workspaceFS(t, smallWorkspace())))
+	require.NoError(t, err)
+	a, err := e.Render(context.Background(), directRequest())
+	require.NoError(t, err)
+
+	volatile := directRequest()
+	volatile.Date = "2027-01-01T00:00:00Z"
+	volatile.Runtime.Host = "elsewhere"
+	b, err := e.Render(context.Background(), volatile)
+	require.NoError(t, err)
+	d, err := engine.DiffResults(a, b)
+	require.NoError(t, err)
+	assert.True(t, d.StableIdentical())
+	assert.Contains(t, d.Layers[0].DynamicChanged, "runtime")
+
+	stable := directRequest()
+	stable.Workspace.Path = "/ws2"
+	c, err := e.Render(context.Background(), stable)
+	require.NoError(t, err)
+	d, err = engine.DiffResults(a, c)
+	require.NoError(t, err)
+	require.False(t, d.StableIdentical())
+	f := d.Layers[0].First
+	require.NotNil(t, f)
+	assert.Equal(t, "workspace", f.SectionA)
+	assert.Equal(t, "workspace", f.SectionB)
+	assert.Equal(t, a.Layers[0].Text[:f.Offset], c.Layers[0].Text[:f.Offset])
+	assert.NotEqual(t, a.Layers[0].Text[f.Offset], c.Layers[0].Text[f.Offset])
+	line := strings.Count(a.Layers[0].Text[:f.Offset], "\n") + 1
+	assert.Equal(t, line, f.Line)
+	assert.True(t, strings.HasPrefix(f.ExcerptA, "\\n") || f.ExcerptA != f.ExcerptB)
+}
+
+func TestExplain(t *testing.T) {
+	m := manifest(`"identity", "full", "blank", "style"`) + `
+[[harness]]
+name = "other"
+[[harness.layer]]
+name = "system"
+sections = ["identity", "extra"]
+`
+	p := minimalPack(t, m, map[string]string{
+		"full":  section("modes = [\"full\"]\ntier = \"stable\"", "full text"),
+		"blank": section(stable, " "),
+		"style": section(stable+"\noverride = \"tool_call_style\"", "default style"),
+		"extra": section(dynamic, "x"),
+	})
+	e, err := engine.New(p)
+	require.NoError(t, err)
+	res, err := e.Render(context.Background(), engine.Request{Mode: engine.ModeMinimal, Contributions: []engine.Contribution{{SectionOverrides: map[string]string{"tool_call_style": "provider style"}}}})
+	require.NoError(t, err)
+	got := e.Explain(res)
+	assert.Equal(t, []engine.Explanation{
+		{ID: "identity", Layer: "system", Tier: engine.TierStable, Rendered: true, Chars: 15},
+		{ID: "full", Layer: "system", Tier: engine.TierStable, Reason: "mode not declared"},
+		{ID: "blank", Layer: "system", Tier: engine.TierStable, Reason: "rendered empty"},
+		{ID: "style", Layer: "system", Tier: engine.TierStable, Rendered: true, Chars: 14, Reason: "replaced by a provider override"},
+		{ID: "extra", Tier: engine.TierDynamic, Reason: "not in a layer of this harness"},
+	}, got)
+}
