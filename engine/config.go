@@ -192,7 +192,6 @@ func Resolve(cfg *Config, m *manifest, req *Request) (Settings, error) {
 		BootstrapMaxChars:      DefaultBootstrapMaxChars,
 		BootstrapTotalMaxChars: DefaultBootstrapTotalMaxChars,
 		TruncationWarning:      "always",
-		UserTimezone:           "UTC",
 		TimeFormat:             "auto",
 		HeartbeatEnabled:       true,
 		HeartbeatSection:       true,

@@ -150,6 +150,7 @@ type pack struct {
 	tools     []toolEntry // the core tool table, in order
 	overlays  []*overlay  // sorted by file name
 	warnings  []*Error
+	broken    map[string]bool // section files that failed to load (already reported)
 }
 
 type partialFile struct {
@@ -160,7 +161,7 @@ type partialFile struct {
 // find rather than stopping at the first, so lint can list them all.
 func loadPack(fsys fs.FS) (*pack, ErrorList) {
 	var errs ErrorList
-	p := &pack{sections: map[string]*section{}, harnesses: map[string]*harness{}}
+	p := &pack{sections: map[string]*section{}, harnesses: map[string]*harness{}, broken: map[string]bool{}}
 
 	src, err := fs.ReadFile(fsys, manifestPath)
 	if err != nil {
@@ -188,6 +189,7 @@ func loadPack(fsys fs.FS) (*pack, ErrorList) {
 		sec, err := parseSection(file, string(text))
 		if err != nil {
 			errs = append(errs, err.(*Error))
+			p.broken[strings.TrimSuffix(name, sectionSuffix)] = true
 			continue
 		}
 		p.sections[sec.id] = sec
@@ -388,7 +390,9 @@ func (p *pack) validateManifest(src string) ErrorList {
 				l, c := pos(ei)
 				sec, ok := p.sections[id]
 				if !ok {
-					fail(l, c, "section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
+					if !p.broken[id] {
+						fail(l, c, "section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
+					}
 					continue
 				}
 				if prev, dup := inHarness[id]; dup {
@@ -415,10 +419,10 @@ func (p *pack) validateManifest(src string) ErrorList {
 
 	if id := m.IdentitySection; id == "" {
 		fail(1, 1, "identity_section is required: the section mode none renders")
-	} else if sec, ok := p.sections[id]; !ok {
+	} else if sec, ok := p.sections[id]; !ok && !p.broken[id] {
 		l, c := at("identity_section")
 		fail(l, c, "identity_section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
-	} else if !sec.hasMode(ModeNone) {
+	} else if ok && !sec.hasMode(ModeNone) {
 		errs = append(errs, &Error{Phase: PhaseFrontMatter, File: sec.file, Line: 2, Col: 1, Section: id,
 			Err: fmt.Errorf("the identity section must declare mode none: it is what mode none renders")})
 	}

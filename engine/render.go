@@ -121,6 +121,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	}
 	res.Skills = catalog
 	derived := map[string]any{
+		keyOverrides:     OverrideSet(contrib.overrides),
 		keyToolLines:     toolLines(e.pack.tools, req.Tools),
 		keySkills:        newSkillsView(catalog),
 		keyConfig:        settings,
@@ -331,6 +332,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	ws := vfs.NewWorkspace(e.opts.fs, s.Workspace)
 	today, yesterday := "", ""
 	if req.Session.Reset && req.Date != "" {
+		// With no known zone, days are UTC days.
 		loc, err := time.LoadLocation(s.UserTimezone)
 		if err != nil {
 			return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: fmt.Errorf("time zone %q: %w", s.UserTimezone, err)}

@@ -24,13 +24,14 @@ const (
 	keyTruncation    = "Truncation"    // TruncationInfo (volatile: the warning state changes between turns)
 	keyToolLines     = "ToolLines"     // []ToolLine in table order (stable)
 	keySkills        = "Skills"        // SkillsView (stable)
+	keyOverrides     = "Overrides"     // OverrideSet of the active provider overrides (stable)
 )
 
 // derivedVolatile are the derived keys only dynamic sections may read.
 var derivedVolatile = []string{keyDynamicFiles, keyDynamicSuffix, keyTruncation}
 
 // derivedStable are the derived keys every section may read.
-var derivedStable = []string{keyConfig, keyPack, keyFiles, keyStablePrefix, keyToolLines, keySkills}
+var derivedStable = []string{keyConfig, keyPack, keyFiles, keyStablePrefix, keyToolLines, keySkills, keyOverrides}
 
 // PackInfo is what templates know about the pack itself.
 type PackInfo struct {
@@ -43,6 +44,15 @@ type TruncationInfo struct {
 	Warn  bool     // show the truncation notice this turn
 	Files []string // names of the files that were cut
 }
+
+// OverrideSet is the provider section overrides in force this render,
+// keyed by override name, so one section can react to another being
+// replaced (the exec-approval line steps aside for a provider's own
+// tool-call style).
+type OverrideSet map[string]string
+
+// Has reports whether the named override is in force.
+func (o OverrideSet) Has(name string) bool { _, ok := o[name]; return ok }
 
 // ToolList is the request's tools with case-insensitive lookups.
 type ToolList []Tool
@@ -151,6 +161,7 @@ var derivedTypes = map[string]reflect.Type{
 	keyTruncation:    reflect.TypeFor[TruncationInfo](),
 	keyToolLines:     reflect.TypeFor[[]ToolLine](),
 	keySkills:        reflect.TypeFor[SkillsView](),
+	keyOverrides:     reflect.TypeFor[OverrideSet](),
 }
 
 var stableView, fullView = newViewType(false), newViewType(true)

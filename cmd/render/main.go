@@ -10,6 +10,7 @@
 //	render diff [flags] A B           render requests A and B; per layer, is the stable prefix
 //	                                  byte-identical? exit 0 when all are, 1 when one differs
 //	render snapshots gen|check        write or verify golden/snapshots (-dir DIR, -pack DIR)
+//	render help                       print the usage
 //	render watch [flags]              render, then re-render after every change to the pack,
 //	                                  workspace, request or config: a unified diff against the
 //	                                  previous prompt and a status line; errors keep watching;
@@ -32,7 +33,9 @@
 //	-tokenizer T      report and explain: estimate (ceil(chars/4), default), o200k or cl100k
 //
 // Exit status: 0 ok, 1 render or validation failure, 2 usage error. Errors
-// print one line first, "render: file:line:col: message".
+// print one line first, "render: file:line:col: message"; a pack with
+// several problems prints one line for each. Errors in a file of a -pack
+// directory name it as DIR/sections/….
 //
 // With no -workspace the render still works: workspace files are simply
 // not injected.

@@ -89,7 +89,7 @@ func TestDiffExitCodes(t *testing.T) {
 	assert.Equal(t, 1, code)
 	var d engine.Diff
 	require.NoError(t, json.Unmarshal([]byte(out), &d))
-	assert.Equal(t, "current_time", d.Layers[0].First.SectionA)
+	assert.Equal(t, "current_time", d.Layers[0].First.SectionB, "B gains the time zone section")
 
 	code, _, errOut = cli("diff", p("a.toml"))
 	assert.Equal(t, 2, code)

@@ -85,6 +85,14 @@ func report(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "render: %s\nRun 'render -h' for usage.\n", ue.msg)
 		return exitUsage
 	}
+	// A pack with several problems lists them all, first one first.
+	var list engine.ErrorList
+	if errors.As(err, &list) {
+		for _, e := range list {
+			fmt.Fprintf(stderr, "render: %s\n", e)
+		}
+		return exitFail
+	}
 	fmt.Fprintf(stderr, "render: %s\n", err)
 	return exitFail
 }
@@ -98,6 +106,7 @@ func printUsage(w io.Writer) {
   render explain                     every section of the pack: rendered, or why not
   render diff [flags] A B            render two requests; exit 1 if a stable prefix differs
   render snapshots gen|check         write or verify the golden snapshots
+  render help                        print this help
   render watch [flags]               re-render on every change; print a diff and a status line
 
 Flags:
@@ -126,18 +135,22 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		printUsage(stderr)
+		printUsage(fs.Output())
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parse parses flags, turning flag errors into usage errors.
+// parse parses flags, turning flag errors into usage errors. The flag
+// package's own messages are silenced so an error prints as one line;
+// -h prints the usage to stderr.
 func parse(fs *flag.FlagSet, args []string) error {
+	out := fs.Output()
 	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
+	fs.SetOutput(out)
 	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(nil)
+		fs.Usage()
 		return err
 	}
 	if err != nil {
@@ -208,9 +221,42 @@ func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
 	}
 	e, err := engine.New(packFS(c.pack), opts...)
 	if err != nil {
-		return nil, req, err
+		return nil, req, inPack(err, c.pack)
 	}
 	return e, req, nil
+}
+
+// inPack rewrites the file names in pack errors that point at a file of
+// the user's pack directory to DIR/file, so people can tell their own
+// files from the built-in ones.
+func inPack(err error, dir string) error {
+	if dir == "" || err == nil {
+		return err
+	}
+	fix := func(e *engine.Error) *engine.Error {
+		if e.File == "" || filepath.IsAbs(e.File) {
+			return e
+		}
+		if _, statErr := os.Stat(filepath.Join(dir, filepath.FromSlash(e.File))); statErr != nil {
+			return e
+		}
+		c := *e
+		c.File = filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(e.File)))
+		return &c
+	}
+	var list engine.ErrorList
+	if errors.As(err, &list) {
+		out := make(engine.ErrorList, len(list))
+		for i, e := range list {
+			out[i] = fix(e)
+		}
+		return out
+	}
+	var one *engine.Error
+	if errors.As(err, &one) {
+		return fix(one)
+	}
+	return err
 }
 
 // packFS is the built-in pack, overlaid by dir when given.
@@ -379,14 +425,29 @@ func writeAnthropic(w io.Writer, res *engine.Result) error {
 }
 
 // writeAtomic writes data to a temporary file beside name and renames it
-// into place, so a reader never sees a half-written prompt.
+// into place, so a reader never sees a half-written prompt. A new file
+// gets the usual 0666 less the umask; a replaced one keeps its mode.
 func writeAtomic(name string, data []byte) error {
 	dir := filepath.Dir(name)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
+	var tmp *os.File
+	var err error
+	for i := 0; ; i++ {
+		tmpName := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", filepath.Base(name), os.Getpid(), i))
+		tmp, err = os.OpenFile(tmpName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil || !errors.Is(err, os.ErrExist) || i == 100 {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	if info, err := os.Stat(name); err == nil && info.Mode().IsRegular() {
+		if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+			tmp.Close()
+			return err
+		}
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err
@@ -412,13 +473,10 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 	}
 	res := engine.Lint(packFS(*pack))
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stdout, "warning: %s\n", w)
+		fmt.Fprintf(stdout, "warning: %s\n", inPack(w, *pack))
 	}
 	if len(res.Errors) > 0 {
-		for _, e := range res.Errors[1:] {
-			fmt.Fprintf(stderr, "render: %s\n", e)
-		}
-		return res.Errors[0]
+		return inPack(res.Errors, *pack)
 	}
 	fmt.Fprintf(stdout, "ok: %s, %s; no stable section reads a volatile field\n", plural(res.Sections, "section"), plural(res.Harnesses, "harness"))
 	return nil

@@ -1,0 +1,374 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// request is read from stdin ("-request -"), so most tests need no files.
+const request = `mode = "full"
+timezone = "Europe/Lisbon"
+
+[channel]
+id = "telegram"
+chat_type = "direct"
+
+[runtime]
+host = "box"
+os = "linux"
+`
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCLI(stdin string, args ...string) result {
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &stdout, &stderr)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// jsonDoc mirrors -format json.
+type jsonDoc struct {
+	Mode     string `json:"mode"`
+	Harness  string `json:"harness"`
+	Boundary string `json:"boundary"`
+	Layers   []struct {
+		Name         string `json:"name"`
+		Stable       string `json:"stable"`
+		Dynamic      string `json:"dynamic"`
+		Text         string `json:"text"`
+		StableSHA256 string `json:"stable_sha256"`
+		Sections     []struct {
+			ID    string `json:"id"`
+			Tier  string `json:"tier"`
+			Start int    `json:"start"`
+			End   int    `json:"end"`
+			Chars int    `json:"chars"`
+		} `json:"sections"`
+	} `json:"layers"`
+}
+
+func renderJSON(t *testing.T, args ...string) jsonDoc {
+	t.Helper()
+	res := runCLI(request, append([]string{"-request", "-", "-format", "json"}, args...)...)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Empty(t, res.stderr)
+	var doc jsonDoc
+	dec := json.NewDecoder(strings.NewReader(res.stdout))
+	require.NoError(t, dec.Decode(&doc))
+	require.False(t, dec.More(), "one JSON document")
+	return doc
+}
+
+// joinParts joins the non-empty parts with one blank line and ends with a
+// newline, the way a layer's text is assembled.
+func joinParts(parts ...string) string {
+	parts = slices.DeleteFunc(parts, func(s string) bool { return s == "" })
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
+func TestJSONLayersReassembleText(t *testing.T) {
+	tests := []struct {
+		mode        string
+		wantStable  []string // section ids that must be present, stable tier
+		wantDynamic []string
+	}{
+		{mode: "full", wantStable: []string{"identity", "safety"}, wantDynamic: []string{"runtime"}},
+		{mode: "minimal", wantStable: []string{"identity", "safety"}, wantDynamic: []string{"runtime"}},
+		{mode: "none", wantStable: []string{"identity"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			doc := renderJSON(t, "-mode", tt.mode)
+			assert.Equal(t, tt.mode, doc.Mode)
+			assert.Equal(t, "embedded", doc.Harness)
+			require.NotEmpty(t, doc.Boundary)
+			require.Len(t, doc.Layers, 1)
+			l := doc.Layers[0]
+			assert.Equal(t, "system", l.Name)
+			assert.Equal(t, joinParts(l.Stable, doc.Boundary, l.Dynamic), l.Text)
+			sum := sha256.Sum256([]byte(l.Stable))
+			assert.Equal(t, hex.EncodeToString(sum[:]), l.StableSHA256)
+
+			boundaryAt := strings.Index(l.Text, doc.Boundary)
+			require.GreaterOrEqual(t, boundaryAt, 0)
+			var stable, dynamic []string
+			prevEnd := 0
+			for _, s := range l.Sections {
+				require.True(t, prevEnd <= s.Start && s.Start < s.End && s.End <= len(l.Text),
+					"section %s at [%d,%d) out of order or out of range", s.ID, s.Start, s.End)
+				prevEnd = s.End
+				body := l.Text[s.Start:s.End]
+				assert.Equal(t, utf8.RuneCountInString(body), s.Chars, "chars of %s", s.ID)
+				assert.Equal(t, strings.TrimSpace(body), body, "section %s is trimmed", s.ID)
+				switch s.Tier {
+				case "stable":
+					assert.Less(t, s.End, boundaryAt, "stable section %s ends above the boundary", s.ID)
+					assert.Contains(t, l.Stable, body)
+					stable = append(stable, s.ID)
+				case "dynamic":
+					assert.Greater(t, s.Start, boundaryAt, "dynamic section %s starts below the boundary", s.ID)
+					assert.Contains(t, l.Dynamic, body)
+					dynamic = append(dynamic, s.ID)
+				default:
+					t.Errorf("section %s: tier %q", s.ID, s.Tier)
+				}
+			}
+			assert.Subset(t, stable, tt.wantStable)
+			assert.Subset(t, dynamic, tt.wantDynamic)
+			if len(tt.wantDynamic) == 0 {
+				assert.Empty(t, dynamic)
+				assert.Empty(t, l.Dynamic)
+			}
+
+			// Text output is the same layer, with or without the marker.
+			text := runCLI(request, "-request", "-", "-mode", tt.mode)
+			require.Equal(t, 0, text.code, text.stderr)
+			assert.Equal(t, l.Text, text.stdout)
+			bare := runCLI(request, "-request", "-", "-mode", tt.mode, "-boundary=false")
+			require.Equal(t, 0, bare.code, bare.stderr)
+			assert.Equal(t, joinParts(l.Stable, l.Dynamic), bare.stdout)
+
+			// Same inputs, same bytes.
+			assert.Equal(t, doc, renderJSON(t, "-mode", tt.mode))
+		})
+	}
+}
+
+func TestAnthropicCachesOnlyTheStableBlock(t *testing.T) {
+	tests := []struct {
+		mode       string
+		wantBlocks int
+	}{
+		{mode: "full", wantBlocks: 2},
+		{mode: "none", wantBlocks: 1}, // no dynamic tier, no empty block
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Parallel()
+			res := runCLI(request, "-request", "-", "-mode", tt.mode, "-format", "anthropic")
+			require.Equal(t, 0, res.code, res.stderr)
+			require.Empty(t, res.stderr)
+			// Raw messages, so a "cache_control": null would count as present.
+			var doc struct {
+				System []map[string]json.RawMessage `json:"system"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(res.stdout), &doc))
+			require.Len(t, doc.System, tt.wantBlocks)
+
+			layer := renderJSON(t, "-mode", tt.mode).Layers[0]
+			wantTexts := []string{layer.Stable, layer.Dynamic}
+			for i, block := range doc.System {
+				var typ, text string
+				require.NoError(t, json.Unmarshal(block["type"], &typ))
+				require.NoError(t, json.Unmarshal(block["text"], &text))
+				assert.Equal(t, "text", typ)
+				assert.Equal(t, wantTexts[i], text, "block %d", i)
+				assert.NotContains(t, text, "SYSPROMPT_CACHE_BOUNDARY", "block %d", i)
+				cc, cached := block["cache_control"]
+				if i == 0 {
+					require.True(t, cached, "the stable block carries cache_control")
+					assert.JSONEq(t, `{"type": "ephemeral"}`, string(cc))
+				} else {
+					assert.False(t, cached, "block %d must not carry cache_control", i)
+				}
+			}
+		})
+	}
+}
+
+// renderFlags are the flags the manual (main.go) documents for a render.
+var renderFlags = []string{
+	"-pack", "-workspace", "-request", "-config", "-agent", "-mode", "-harness",
+	"-state", "-hook", "-format", "-boundary", "-o",
+}
+
+func TestHelp(t *testing.T) {
+	tests := []struct {
+		args      []string
+		wantFlags []string
+	}{
+		{args: []string{"-h"}, wantFlags: renderFlags},
+		{args: []string{"-help"}, wantFlags: renderFlags},
+		{args: []string{"help"}},
+		{args: []string{"lint", "-h"}, wantFlags: []string{"-pack"}},
+		{args: []string{"eject", "-h"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			res := runCLI("", tt.args...)
+			require.Equal(t, 0, res.code, res.stderr)
+			out := res.stdout + res.stderr
+			assert.Contains(t, out, "Usage:")
+			assert.NotContains(t, out, "render: ", "help is not an error")
+			var missing []string
+			for _, f := range tt.wantFlags {
+				if !regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(f) + `\b`).MatchString(out) {
+					missing = append(missing, f)
+				}
+			}
+			assert.Empty(t, missing, "flags the help does not list; it says:\n%s", out)
+		})
+	}
+}
+
+// TestHelpNamesEverySubcommand reads the subcommands off run's switch, so
+// a new subcommand without a line in the usage and the manual fails here.
+func TestHelpNamesEverySubcommand(t *testing.T) {
+	subcommands := dispatchedCommands(t)
+	require.Subset(t, subcommands, []string{"lint", "eject"}, "found run's dispatch switch")
+
+	usage := runCLI("", "help")
+	require.Equal(t, 0, usage.code)
+	manual := packageDoc(t)
+	for _, name := range subcommands {
+		if name == "render" { // the default command: every line names it
+			continue
+		}
+		assert.Contains(t, usage.stdout, "render "+name, "usage mentions %q", name)
+		assert.Contains(t, manual, "render "+name, "main.go's package doc mentions %q", name)
+	}
+}
+
+// dispatchedCommands returns the string cases of the switch in run.
+func dispatchedCommands(t *testing.T) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "run.go", nil, 0)
+	require.NoError(t, err)
+	var names []string
+	for _, decl := range f.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "run" || fn.Recv != nil {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			clause, ok := n.(*ast.CaseClause)
+			if !ok {
+				return true
+			}
+			for _, e := range clause.List {
+				if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					name, err := strconv.Unquote(lit.Value)
+					require.NoError(t, err)
+					names = append(names, name)
+				}
+			}
+			return true
+		})
+	}
+	return names
+}
+
+func packageDoc(t *testing.T) string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "main.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	require.NoError(t, err)
+	require.NotNil(t, f.Doc, "main.go has a package doc")
+	return f.Doc.Text()
+}
+
+func TestOutputFile(t *testing.T) {
+	const badRequest = "mode = \"full\"\n\n[runtime]\ncolour = \"red\"\n"
+	tests := []struct {
+		name     string
+		stdin    string
+		existing string // content of out.md before the run; "" means none
+		outIsDir bool   // out.md is a directory, so the final rename fails
+		wantCode int
+		wantErr  string
+	}{
+		{name: "new file", stdin: request},
+		{name: "replaces a file", stdin: request, existing: "old prompt\n"},
+		{name: "bad request, no file", stdin: badRequest, wantCode: 1, wantErr: `render: <stdin>:4:1: unknown key "runtime.colour"`},
+		{name: "bad request keeps the old file", stdin: badRequest, existing: "old prompt\n", wantCode: 1, wantErr: "render: <stdin>:4:1: "},
+		{name: "rename fails, no temp file left", stdin: request, outIsDir: true, wantCode: 1, wantErr: "out.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.md")
+			switch {
+			case tt.outIsDir:
+				require.NoError(t, os.Mkdir(out, 0o755))
+			case tt.existing != "":
+				require.NoError(t, os.WriteFile(out, []byte(tt.existing), 0o644))
+			}
+			before := dirNames(t, dir)
+
+			res := runCLI(tt.stdin, "-request", "-", "-o", out)
+			require.Equal(t, tt.wantCode, res.code, res.stderr)
+			assert.Empty(t, res.stdout, "-o writes nothing to stdout")
+
+			if tt.wantCode != 0 {
+				first, _, _ := strings.Cut(res.stderr, "\n")
+				assert.Contains(t, first, tt.wantErr)
+				assert.Equal(t, before, dirNames(t, dir), "a failed run leaves the directory as it was")
+				if tt.existing != "" {
+					got, err := os.ReadFile(out)
+					require.NoError(t, err)
+					assert.Equal(t, tt.existing, string(got))
+				}
+				return
+			}
+			assert.Empty(t, res.stderr)
+			assert.Equal(t, []string{"out.md"}, dirNames(t, dir), "no temp file left")
+			got, err := os.ReadFile(out)
+			require.NoError(t, err)
+			want := runCLI(tt.stdin, "-request", "-")
+			assert.Equal(t, want.stdout, string(got))
+		})
+	}
+}
+
+// TestOutputFileMode checks -o creates the file the way a shell redirect
+// would (0666 less the umask), not private to its owner.
+func TestOutputFileMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Unix permissions")
+	}
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "ref")
+	require.NoError(t, os.WriteFile(ref, nil, 0o666))
+	out := filepath.Join(dir, "out.md")
+	res := runCLI(request, "-request", "-", "-o", out)
+	require.Equal(t, 0, res.code, res.stderr)
+
+	refInfo, err := os.Stat(ref)
+	require.NoError(t, err)
+	outInfo, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Equal(t, refInfo.Mode().Perm().String(), outInfo.Mode().Perm().String())
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
