@@ -51,7 +51,9 @@ type Catalog struct {
 //     together with its note (possibly none at all).
 //
 // Skills left out by the budget are skipped as "over budget". Measure errors
-// are returned as they are, wrapped.
+// are returned as they are, wrapped. When every skill is eligible and
+// found.Skills is already sorted, Catalog.Skills shares its array with
+// found.Skills instead of copying it.
 func Build(found Found, p Policy, lim Limits, measure MeasureFunc) (Catalog, error) {
 	if measure == nil {
 		return Catalog{}, fmt.Errorf("skills: Build needs a measure function")
@@ -64,19 +66,23 @@ func Build(found Found, p Policy, lim Limits, measure MeasureFunc) (Catalog, err
 		maxSkills = DefaultMaxSkills
 	}
 
-	eligible, skipped := Eligible(found.Skills, p)
-	sortSkills(eligible)
+	eligible, skipped := admit(found.Skills, &p)
+	if !isSorted(eligible) {
+		if len(skipped) == 0 { // eligible is found.Skills: sort a copy
+			eligible = slices.Clone(eligible)
+		}
+		sortSkills(eligible)
+	}
 	cat := Catalog{
 		Descriptions: true,
 		Found:        len(found.Skills),
 		Eligible:     len(eligible),
 		Problems:     found.Problems,
-		Skipped:      append(slices.Clone(found.Skipped), skipped...),
 	}
 
 	total := len(eligible)
 	if total == 0 {
-		slices.SortFunc(cat.Skipped, compareSkipped)
+		cat.Skipped = skippedOf(found.Skipped, skipped, nil, 0, maxChars, maxSkills)
 		return cat, nil
 	}
 	kept := eligible[:min(total, maxSkills)]
@@ -118,16 +124,7 @@ func Build(found Found, p Policy, lim Limits, measure MeasureFunc) (Catalog, err
 		}
 	}
 
-	overChars := fmt.Sprintf("over budget: catalog limited to %d chars", maxChars)
-	overCount := fmt.Sprintf("over budget: catalog limited to %d skills", maxSkills)
-	for i, s := range eligible[listed:] {
-		reason := overChars
-		if listed+i >= maxSkills {
-			reason = overCount
-		}
-		cat.Skipped = append(cat.Skipped, skippedFor(s, reason))
-	}
-	slices.SortFunc(cat.Skipped, compareSkipped)
+	cat.Skipped = skippedOf(found.Skipped, skipped, eligible, listed, maxChars, maxSkills)
 
 	cat.Skills = eligible[:listed:listed]
 	cat.Descriptions = descriptions
@@ -136,10 +133,63 @@ func Build(found Found, p Policy, lim Limits, measure MeasureFunc) (Catalog, err
 	return cat, nil
 }
 
+// skippedOf gathers, sorted, the skills skipped before Build, those the
+// policy rejected, and the eligible ones after the first listed: those went
+// for lack of characters up to maxSkills, and for lack of slots past it.
+func skippedOf(found, rejected []Skipped, eligible []Skill, listed, maxChars, maxSkills int) []Skipped {
+	all := make([]Skipped, 0, len(found)+len(rejected)+len(eligible)-listed)
+	all = append(append(all, found...), rejected...)
+	if listed < len(eligible) {
+		overChars := fmt.Sprintf("over budget: catalog limited to %d chars", maxChars)
+		overCount := fmt.Sprintf("over budget: catalog limited to %d skills", maxSkills)
+		for i := listed; i < len(eligible); i++ {
+			reason := overChars
+			if i >= maxSkills {
+				reason = overCount
+			}
+			all = append(all, skippedFor(eligible[i], reason))
+		}
+	}
+	slices.SortFunc(all, compareSkipped)
+	return all
+}
+
+// isSorted reports whether skills are in compareSkills order.
+func isSorted(skills []Skill) bool {
+	for i := 1; i < len(skills); i++ {
+		if compareSkills(&skills[i-1], &skills[i]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // note is the catalog's truncation note, "" when nothing was dropped.
 func note(listed, total int) string {
 	if listed >= total {
 		return ""
 	}
 	return fmt.Sprintf("%d of %d skills listed", listed, total)
+}
+
+// admit is [Eligible] without the copy when every skill is admitted: then
+// eligible is skills itself, capped so that appending to it cannot write
+// into skills.
+func admit(skills []Skill, p *Policy) (eligible []Skill, skipped []Skipped) {
+	for i := range skills {
+		reason := p.reject(&skills[i])
+		switch {
+		case reason != "":
+			if skipped == nil {
+				eligible = append(make([]Skill, 0, len(skills)-1), skills[:i]...)
+			}
+			skipped = append(skipped, skippedFor(skills[i], reason))
+		case skipped != nil:
+			eligible = append(eligible, skills[i])
+		}
+	}
+	if skipped == nil {
+		return skills[:len(skills):len(skills)], nil
+	}
+	return eligible, skipped
 }

@@ -258,3 +258,31 @@ func TestSortSkills(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildLeavesFoundAlone(t *testing.T) {
+	sorted := testSkills(4)
+	unsorted := []Skill{sorted[2], sorted[0], sorted[3], sorted[1]}
+	rejectS01 := Policy{Allowlist: &[]string{"skill-00", "skill-02", "skill-03"}}
+	tests := []struct {
+		name   string
+		skills []Skill
+		policy Policy
+		want   []string
+	}{
+		{"sorted, all eligible", sorted, Policy{}, []string{"skill-00", "skill-01", "skill-02", "skill-03"}},
+		{"unsorted, all eligible", unsorted, Policy{}, []string{"skill-00", "skill-01", "skill-02", "skill-03"}},
+		{"unsorted, one rejected", unsorted, rejectS01, []string{"skill-00", "skill-02", "skill-03"}},
+		{"sorted, one rejected", sorted, rejectS01, []string{"skill-00", "skill-02", "skill-03"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found := Found{Skills: slices.Clone(tt.skills)}
+			cat, err := Build(found, tt.policy, Limits{}, measureLen)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, names(cat.Skills))
+			assert.Equal(t, tt.skills, found.Skills, "found is not reordered")
+			_ = append(cat.Skills, Skill{Name: "appended"})
+			assert.Equal(t, tt.skills, found.Skills, "appending to the catalog cannot write into found")
+		})
+	}
+}

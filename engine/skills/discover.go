@@ -51,22 +51,42 @@ func Discover(ctx context.Context, roots []Root, opts Options) (Found, error) {
 		return cmp.Compare(ra, rb)
 	})
 
-	gen, sizeHint := opts.Cache.begin()
+	gen, memo, sizeHint := opts.Cache.begin(ordered, opts.Home)
+	if memo != nil {
+		ok, err := memo.stillHolds(ctx, ordered)
+		if err != nil {
+			return Found{}, err
+		}
+		if ok {
+			return copyFound(memo.found), nil
+		}
+	}
+
 	found := Found{Skills: make([]Skill, 0, sizeHint)}
 	winners := map[string]int{} // name → index in found.Skills
-	for _, r := range ordered {
-		w := walker{ctx: ctx, root: r, home: opts.Home, cache: opts.Cache, gen: gen, found: &found, winners: winners}
+	var seen *observations
+	if opts.Cache != nil {
+		seen = &observations{}
+	}
+	for i, r := range ordered {
+		w := walker{ctx: ctx, root: r, rootIndex: i, home: opts.Home, cache: opts.Cache, gen: gen, found: &found, winners: winners, seen: seen}
 		if err := w.walkRoot(); err != nil {
 			return Found{}, err
 		}
+		if w.unrepeatable {
+			seen = nil
+		}
 	}
-	opts.Cache.end(gen, len(found.Skills))
-
 	sortSkills(found.Skills)
 	slices.SortFunc(found.Skipped, compareSkipped)
 	slices.SortFunc(found.Problems, func(a, b Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
 	})
+	var next *discoveryMemo
+	if seen != nil {
+		next = &discoveryMemo{home: opts.Home, roots: rootKeys(ordered), seen: *seen, found: copyFound(found)}
+	}
+	opts.Cache.end(gen, len(found.Skills), ordered, opts.Home, next)
 	return found, nil
 }
 
@@ -127,30 +147,48 @@ func skippedFor(s Skill, reason string) Skipped {
 
 // walker searches one root.
 type walker struct {
-	ctx   context.Context
-	root  Root
-	home  string
-	cache *Cache
-	gen   uint64
+	ctx       context.Context
+	root      Root
+	rootIndex int // in precedence order, for observations
+	home      string
+	cache     *Cache
+	gen       uint64
 
 	found   *Found
 	winners map[string]int // name → index in found.Skills: the first seen wins
 	dirs    int
+
+	// seen, when not nil, records what the walk acts on, for a later
+	// Discover to check instead of walking (see memo.go).
+	seen *observations
+	// unrepeatable is set when the walk met an error, which a replay could
+	// not tell apart from a later, different error.
+	unrepeatable bool
 }
 
 func (w *walker) walkRoot() error {
 	info, err := w.root.FS.Stat(w.root.Dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		w.seeRoot(kindMissing)
 		return nil // a root that does not exist holds no skills
 	case err != nil:
+		w.unrepeatable = true
 		w.problem("", 0, "cannot read skills folder: "+errText(err))
 		return nil
 	case !info.IsDir():
+		w.seeRoot(kindOther)
 		w.problem("", 0, "skills root is not a folder")
 		return nil
 	}
+	w.seeRoot(kindDir)
 	return w.walk(w.root.Dir, "", 1)
+}
+
+func (w *walker) seeRoot(kind fileKind) {
+	if w.seen != nil {
+		w.seen.roots = append(w.seen.roots, rootSeen{root: w.rootIndex, kind: kind})
+	}
 }
 
 // walk lists dir (rel is its path below the root's Dir) at the given depth.
@@ -166,42 +204,65 @@ func (w *walker) walk(dir, rel string, depth int) error {
 	}
 	entries, err := readDirSorted(w.root.FS, dir)
 	if err != nil {
+		w.unrepeatable = true
 		w.problem(rel, 0, "cannot list folder: "+errText(err))
 		return nil
 	}
+	var listing []entrySeen
 	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") {
+		entry, ok := walkedEntry(e)
+		if !ok {
 			continue
 		}
-		childRel := joinPath(rel, name)
-		if e.Mode()&fs.ModeSymlink != 0 {
+		listing = append(listing, entry)
+		childRel := joinPath(rel, entry.name)
+		if entry.symlink {
 			w.problem(childRel, 0, "symlink not followed")
 			continue
 		}
-		if !e.IsDir() {
-			continue
-		}
-		skillPath := joinPath(dir, name+"/"+skillFileName)
+		skillPath := joinPath(dir, entry.name+"/"+skillFileName)
 		info, err := lstat(w.root.FS, skillPath)
+		if err == nil {
+			w.seeFile(skillPath, info)
+		}
 		switch {
 		case err == nil && info.Mode().IsRegular():
-			w.load(skillPath, childRel, name, info)
+			w.load(skillPath, childRel, entry.name, info)
 		case err == nil && info.Mode()&fs.ModeSymlink != 0:
 			w.problem(childRel+"/"+skillFileName, 0, "symlink not followed")
 		case err == nil:
 			w.problem(childRel+"/"+skillFileName, 0, "not a regular file")
 		case errors.Is(err, fs.ErrNotExist):
+			w.seeFile(skillPath, nil)
 			if depth < maxWalkDepth {
-				if err := w.walk(joinPath(dir, name), childRel, depth+1); err != nil {
+				if err := w.walk(joinPath(dir, entry.name), childRel, depth+1); err != nil {
 					return err
 				}
 			}
 		default:
+			w.unrepeatable = true
 			w.problem(childRel+"/"+skillFileName, 0, "cannot read: "+errText(err))
 		}
 	}
+	if w.seen != nil {
+		w.seen.dirs = append(w.seen.dirs, dirSeen{root: w.rootIndex, path: dir, entries: listing})
+	}
 	return nil
+}
+
+// seeFile records an lstat of a SKILL.md path; nil info means it was missing.
+func (w *walker) seeFile(path string, info os.FileInfo) {
+	if w.seen == nil {
+		return
+	}
+	f := fileSeen{root: w.rootIndex, path: path, kind: kindMissing}
+	if info != nil {
+		f.kind = kindOf(info)
+		if f.kind == kindRegular {
+			f.size, f.modTime = info.Size(), info.ModTime()
+		}
+	}
+	w.seen.files = append(w.seen.files, f)
 }
 
 // load turns one SKILL.md into a Skill, from the cache when its size and
@@ -215,6 +276,7 @@ func (w *walker) load(skillPath, folderRel, folder string, info os.FileInfo) {
 		var err error
 		parsed, err = parseSkillFile(w.root.FS, skillPath, folder, info)
 		if err != nil {
+			w.unrepeatable = true
 			w.found.Problems = append(w.found.Problems, Problem{Path: location, Message: "cannot read: " + errText(err)})
 			return
 		}
@@ -242,7 +304,7 @@ func (w *walker) load(skillPath, folderRel, folder string, info os.FileInfo) {
 		Path:        skillPath,
 		Location:    location,
 		Version:     parsed.version,
-		Meta:        parsed.meta.clone(),
+		Meta:        parsed.meta, // shared with the cache: Skill's slices are read-only
 	})
 }
 
@@ -334,15 +396,6 @@ func parseSkillFile(fsys afero.Fs, name, folder string, info os.FileInfo) (parse
 
 func oversize(folder string) parsedFile {
 	return parsedFile{name: folder, err: &lineError{msg: fmt.Sprintf("SKILL.md is larger than %d KiB", maxSkillFileSize>>10)}}
-}
-
-func (m Metadata) clone() Metadata {
-	m.OS = slices.Clone(m.OS)
-	m.Requires.Bins = slices.Clone(m.Requires.Bins)
-	m.Requires.AnyBins = slices.Clone(m.Requires.AnyBins)
-	m.Requires.Env = slices.Clone(m.Requires.Env)
-	m.Requires.Config = slices.Clone(m.Requires.Config)
-	return m
 }
 
 // readDirSorted lists dir sorted by name: real disks list in any order.

@@ -11,7 +11,8 @@
 // render.
 //
 // A caller runs the two steps, keeping one [Cache] for the process so that
-// unchanged SKILL.md files are not read again:
+// unchanged SKILL.md files are not read again, and an unchanged tree is only
+// listed and stat'ed, not walked and rebuilt:
 //
 //	found, err := skills.Discover(ctx, roots, skills.Options{Home: home, Cache: cache})
 //	cat, err := skills.Build(found, policy, limits, measure)

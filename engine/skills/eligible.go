@@ -45,19 +45,15 @@ type Entry struct {
 // allowlist, OS; then, unless metadata.always is set, requires.bins,
 // requires.anyBins, requires.env and requires.config.
 func Eligible(skills []Skill, p Policy) (eligible []Skill, skipped []Skipped) {
-	eligible = make([]Skill, 0, len(skills))
-	for _, s := range skills {
-		if reason := p.reject(s); reason != "" {
-			skipped = append(skipped, skippedFor(s, reason))
-			continue
-		}
-		eligible = append(eligible, s)
+	eligible, skipped = admit(skills, &p)
+	if skipped == nil {
+		eligible = append(make([]Skill, 0, len(skills)), skills...)
 	}
 	return eligible, skipped
 }
 
 // reject returns why s is not eligible, or "".
-func (p Policy) reject(s Skill) string {
+func (p *Policy) reject(s *Skill) string {
 	entry := p.Entries[s.Key]
 	if entry.Enabled != nil && !*entry.Enabled {
 		return "disabled in config"
@@ -93,13 +89,13 @@ func (p Policy) reject(s Skill) string {
 	return ""
 }
 
-func (p Policy) found(bin string) bool {
+func (p *Policy) found(bin string) bool {
 	return p.LookPath != nil && p.LookPath(bin)
 }
 
 // truthy reports whether a config value is a true bool, a non-zero number or
 // a non-blank string; anything else, or an unset path, is not.
-func (p Policy) truthy(key string) bool {
+func (p *Policy) truthy(key string) bool {
 	if p.Config == nil {
 		return false
 	}
@@ -124,7 +120,7 @@ func (p Policy) truthy(key string) bool {
 }
 
 // listed reports whether s is named in list by key or name.
-func listed(list []string, s Skill) bool {
+func listed(list []string, s *Skill) bool {
 	return slices.Contains(list, s.Key) || slices.Contains(list, s.Name)
 }
 

@@ -53,7 +53,8 @@ type Options struct {
 	Cache *Cache
 }
 
-// Skill is one discovered SKILL.md. Treat its slices as read-only.
+// Skill is one discovered SKILL.md. Treat its slices as read-only: a Cache
+// hands the same ones to every discovery.
 type Skill struct {
 	Name        string
 	Description string
