@@ -117,3 +117,27 @@ func BenchmarkRenderWithReport(b *testing.B) {
 		_ = res.Report(nil)
 	}
 }
+
+// BenchmarkRenderNextTurn renders turns whose volatile fields change
+// (date, host, owners) over unchanged stable inputs: the stable tier comes
+// from the memo and only the dynamic sections execute.
+func BenchmarkRenderNextTurn(b *testing.B) {
+	e, req := exampleSetup(b)
+	ctx := context.Background()
+	if _, err := e.Render(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	dates := []string{"2026-11-30T09:15:00Z", "2026-11-30T09:16:00Z", "2026-12-01T10:00:00Z"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		turn := req
+		turn.Date = dates[i%len(dates)]
+		turn.Runtime.Host = dates[i%len(dates)]
+		turn.Owners = []string{dates[i%len(dates)]}
+		i++
+		if _, err := e.Render(ctx, turn); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -334,7 +333,7 @@ func (c *Config) validate() error {
 			enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, "off", "once", "always"),
 			enum("timeFormat", a.TimeFormat, "auto", "12", "24"))
 		if a.UserTimezone != nil {
-			if _, err := time.LoadLocation(*a.UserTimezone); err != nil || *a.UserTimezone == "" || *a.UserTimezone == "Local" {
+			if _, err := loadZone(*a.UserTimezone); err != nil || *a.UserTimezone == "" || *a.UserTimezone == "Local" {
 				errs = append(errs, c.keyErr(table+".userTimezone", line, fmt.Errorf("userTimezone %q is not a known IANA zone", *a.UserTimezone)))
 			}
 		}

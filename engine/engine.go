@@ -38,6 +38,8 @@ type Engine struct {
 	master *template.Template
 	pool   sync.Pool // *renderSet
 	opts   options
+	subFSs sync.Map // dir -> afero.Fs rooted there (see subFS)
+	memo   *stableMemo
 }
 
 type options struct {
@@ -83,7 +85,7 @@ type renderSet struct {
 
 // New loads, validates and compiles a pack.
 func New(packFS fs.FS, opts ...Option) (*Engine, error) {
-	e := &Engine{}
+	e := &Engine{memo: newStableMemo()}
 	for _, o := range opts {
 		o(&e.opts)
 	}

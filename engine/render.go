@@ -135,12 +135,27 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	v := buildViews(&req, derived)
 	protected := protectedTexts(files.Files)
 
-	for _, ly := range h.layers {
-		layer, err := e.renderLayer(set, ly, &req, contrib, v, protected, res)
+	key := stableKey(&req, h.name, derived)
+	memo, hit := e.memo.get(key)
+	if !hit {
+		memo = make([][]sectionOutcome, len(h.layers))
+	}
+	for i, ly := range h.layers {
+		var cached []sectionOutcome
+		if hit {
+			cached = memo[i]
+		}
+		layer, stableOutcomes, err := e.renderLayer(set, ly, &req, contrib, v, protected, cached, res)
 		if err != nil {
 			return nil, err
 		}
+		if !hit {
+			memo[i] = stableOutcomes
+		}
 		res.Layers = append(res.Layers, layer)
+	}
+	if !hit {
+		e.memo.put(key, memo)
 	}
 	if max := settings.MaxPromptChars; max > 0 {
 		total := 0
@@ -176,43 +191,69 @@ func protectedTexts(files []bootstrap.File) []string {
 	return out
 }
 
-func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib merged, v views, protected []string, res *Result) (Layer, error) {
+// renderLayer renders one layer's sections in manifest order. cached, when
+// not nil, holds the outcomes of the layer's stable sections from an
+// earlier render with the same stable inputs; otherwise the stable
+// outcomes are returned for the memo.
+func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib merged, v views, protected []string, cached []sectionOutcome, res *Result) (Layer, []sectionOutcome, error) {
 	var stable, dynamic []string
 	var infos []RenderedSection
-	boundary := e.pack.manifest.Boundary
+	var stableOutcomes []sectionOutcome
+	next := 0 // index into cached
 	for _, sec := range ly.sections {
-		if !sec.hasMode(req.Mode) || (req.Mode == ModeNone && sec.id != e.pack.manifest.IdentitySection) {
-			res.Omitted = append(res.Omitted, Omission{ID: sec.id, Layer: ly.name, Reason: OmitMode})
-			continue
-		}
-		var out string
-		overridden := false
-		if text, ok := contrib.overrides[sec.override]; ok && sec.override != "" {
-			out, overridden = text, true
+		var o sectionOutcome
+		if sec.tier == TierStable && cached != nil {
+			o = cached[next]
+			next++
 		} else {
-			dot := v.full
+			var err error
+			if o, err = e.renderSection(set, sec, req, contrib, v, protected); err != nil {
+				return Layer{}, nil, err
+			}
 			if sec.tier == TierStable {
-				dot = v.stable
+				stableOutcomes = append(stableOutcomes, o)
 			}
-			set.buf.Reset()
-			if err := set.t.ExecuteTemplate(&set.buf, sec.file, dot); err != nil {
-				return Layer{}, execError(sec, err)
-			}
-			out = tidy(set.buf.String(), protected)
 		}
-		out = neutralizeBoundary(out, boundary)
-		if out == "" {
-			res.Omitted = append(res.Omitted, Omission{ID: sec.id, Layer: ly.name, Reason: OmitEmpty})
+		if o.out == "" {
+			res.Omitted = append(res.Omitted, Omission{ID: sec.id, Layer: ly.name, Reason: o.reason})
 			continue
 		}
-		infos = append(infos, RenderedSection{ID: sec.id, Tier: sec.tier, Chars: utf8.RuneCountInString(out), Overridden: overridden})
+		infos = append(infos, RenderedSection{ID: sec.id, Tier: sec.tier, Chars: o.chars, Overridden: o.overridden})
 		if sec.tier == TierStable {
-			stable = append(stable, out)
+			stable = append(stable, o.out)
 		} else {
-			dynamic = append(dynamic, out)
+			dynamic = append(dynamic, o.out)
 		}
 	}
-	return assemble(ly.name, boundary, stable, dynamic, infos), nil
+	return assemble(ly.name, e.pack.manifest.Boundary, stable, dynamic, infos), stableOutcomes, nil
+}
+
+// renderSection executes one section, or takes its provider override.
+func (e *Engine) renderSection(set *renderSet, sec *section, req *Request, contrib merged, v views, protected []string) (sectionOutcome, error) {
+	if !sec.hasMode(req.Mode) || (req.Mode == ModeNone && sec.id != e.pack.manifest.IdentitySection) {
+		return sectionOutcome{reason: OmitMode}, nil
+	}
+	var o sectionOutcome
+	if text, ok := contrib.overrides[sec.override]; ok && sec.override != "" {
+		o.out, o.overridden = text, true
+	} else {
+		dot := v.full
+		if sec.tier == TierStable {
+			dot = v.stable
+		}
+		set.buf.Reset()
+		if err := set.t.ExecuteTemplate(&set.buf, sec.file, dot); err != nil {
+			return o, execError(sec, err)
+		}
+		o.out = tidy(set.buf.String(), protected)
+	}
+	o.out = neutralizeBoundary(o.out, e.pack.manifest.Boundary)
+	if o.out == "" {
+		o.reason = OmitEmpty
+		return o, nil
+	}
+	o.chars = utf8.RuneCountInString(o.out)
+	return o, nil
 }
 
 // assemble joins the sections around the boundary and records offsets.
@@ -333,7 +374,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	today, yesterday := "", ""
 	if req.Session.Reset && req.Date != "" {
 		// With no known zone, days are UTC days.
-		loc, err := time.LoadLocation(s.UserTimezone)
+		loc, err := loadZone(s.UserTimezone)
 		if err != nil {
 			return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: fmt.Errorf("time zone %q: %w", s.UserTimezone, err)}
 		}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
@@ -212,7 +213,7 @@ func (r *Request) validate() error {
 		}
 	}
 	if r.Timezone != "" {
-		if _, err := time.LoadLocation(r.Timezone); err != nil {
+		if _, err := loadZone(r.Timezone); err != nil {
 			return &keyError{key: "timezone", err: fmt.Errorf("timezone %q is not a known IANA zone", r.Timezone)}
 		}
 	}
@@ -287,4 +288,21 @@ func VolatileFields() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// zones caches time.LoadLocation, which reads the zone database on every
+// call. A location never changes once loaded, so sharing them across
+// engines is safe.
+var zones sync.Map // name -> *time.Location
+
+func loadZone(name string) (*time.Location, error) {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	zones.Store(name, loc)
+	return loc, nil
 }

@@ -53,11 +53,11 @@ func WithBundledSkills(fsys afero.Fs, dir, display string) Option {
 func (e *Engine) skillRoots(s *Settings) []skills.Root {
 	var roots []skills.Root
 	if e.opts.fs != nil && s.Workspace != "" {
-		roots = append(roots, skills.Root{Source: skills.Workspace, FS: afero.NewBasePathFs(e.opts.fs, s.Workspace), Dir: "skills", Display: path.Join(s.Workspace, "skills")})
+		roots = append(roots, skills.Root{Source: skills.Workspace, FS: e.subFS(s.Workspace), Dir: "skills", Display: path.Join(s.Workspace, "skills")})
 	}
 	if e.opts.fs != nil && e.opts.config != nil && e.opts.config.Skills.Managed != "" {
 		dir := e.opts.config.Skills.Managed
-		roots = append(roots, skills.Root{Source: skills.Managed, FS: afero.NewBasePathFs(e.opts.fs, dir), Dir: ".", Display: dir})
+		roots = append(roots, skills.Root{Source: skills.Managed, FS: e.subFS(dir), Dir: ".", Display: dir})
 	}
 	return append(roots, e.opts.skillRoots...)
 }
@@ -104,4 +104,15 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 		return skills.Catalog{}, &Error{Phase: PhaseExec, File: templatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
 	}
 	return cat, nil
+}
+
+// subFS returns the filesystem rooted at dir inside the engine's
+// filesystem, the same value for the same dir: the skills cache knows a
+// root by its filesystem, so a fresh wrapper per render would never hit.
+func (e *Engine) subFS(dir string) afero.Fs {
+	if fsys, ok := e.subFSs.Load(dir); ok {
+		return fsys.(afero.Fs)
+	}
+	fsys, _ := e.subFSs.LoadOrStore(dir, afero.NewBasePathFs(e.opts.fs, dir))
+	return fsys.(afero.Fs)
 }

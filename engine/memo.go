@@ -1,0 +1,245 @@
+package engine
+
+import (
+	"container/list"
+	"hash/maphash"
+	"math"
+	"reflect"
+	"sort"
+	"sync"
+)
+
+// The stable tier is a pure function of the stable inputs (the tier
+// enforcement guarantees it), so its rendered sections are memoised: a
+// next-turn render whose stable inputs are unchanged only executes the
+// dynamic sections. The memo is keyed on a 128-bit hash of every stable
+// input and bounded as an LRU.
+
+// memoSize bounds how many distinct stable tiers an Engine remembers.
+const memoSize = 64
+
+// sectionOutcome is what one section produced in a render.
+type sectionOutcome struct {
+	out        string // rendered text; "" when omitted
+	reason     string // why it was omitted
+	overridden bool
+	chars      int
+}
+
+type memoKey [2]uint64
+
+// stableMemo is an LRU of stable-tier outcomes, per layer then per
+// stable section in manifest order.
+type stableMemo struct {
+	mu    sync.Mutex
+	lru   *list.List // of *memoEntry, most recent first
+	items map[memoKey]*list.Element
+}
+
+type memoEntry struct {
+	key    memoKey
+	layers [][]sectionOutcome
+}
+
+func newStableMemo() *stableMemo {
+	return &stableMemo{lru: list.New(), items: map[memoKey]*list.Element{}}
+}
+
+func (m *stableMemo) get(k memoKey) ([][]sectionOutcome, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	el, ok := m.items[k]
+	if !ok {
+		return nil, false
+	}
+	m.lru.MoveToFront(el)
+	return el.Value.(*memoEntry).layers, true
+}
+
+func (m *stableMemo) put(k memoKey, layers [][]sectionOutcome) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if el, ok := m.items[k]; ok {
+		m.lru.MoveToFront(el)
+		return
+	}
+	m.items[k] = m.lru.PushFront(&memoEntry{key: k, layers: layers})
+	for m.lru.Len() > memoSize {
+		last := m.lru.Back()
+		delete(m.items, last.Value.(*memoEntry).key)
+		m.lru.Remove(last)
+	}
+}
+
+// memoSeeds are the two hash seeds of this process; the memo lives in
+// memory only, so the seeds need not be stable across runs.
+var memoSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// keyHasher feeds values into two independent 64-bit hashes.
+type keyHasher struct {
+	h [2]maphash.Hash
+}
+
+func newKeyHasher() *keyHasher {
+	k := &keyHasher{}
+	k.h[0].SetSeed(memoSeeds[0])
+	k.h[1].SetSeed(memoSeeds[1])
+	return k
+}
+
+func (k *keyHasher) sum() memoKey { return memoKey{k.h[0].Sum64(), k.h[1].Sum64()} }
+
+func (k *keyHasher) uint(v uint64) {
+	var b [8]byte
+	for i := range b {
+		b[i] = byte(v >> (8 * i))
+	}
+	k.h[0].Write(b[:])
+	k.h[1].Write(b[:])
+}
+
+// string writes the length first, so ("ab","c") and ("a","bc") differ.
+func (k *keyHasher) string(s string) {
+	k.uint(uint64(len(s)))
+	k.h[0].WriteString(s)
+	k.h[1].WriteString(s)
+}
+
+// jsonish writes the values decoded JSON and TOML are made of without
+// reflection (tool schemas are nested maps); ok is false for other types.
+func (k *keyHasher) jsonish(x any) bool {
+	switch x := x.(type) {
+	case nil:
+		k.uint(0)
+	case string:
+		k.uint(1)
+		k.string(x)
+	case bool:
+		k.uint(2)
+		if x {
+			k.uint(1)
+		} else {
+			k.uint(0)
+		}
+	case float64:
+		k.uint(3)
+		k.uint(math.Float64bits(x))
+	case int64:
+		k.uint(4)
+		k.uint(uint64(x))
+	case []any:
+		k.uint(5)
+		k.uint(uint64(len(x)))
+		for _, e := range x {
+			if !k.jsonish(e) {
+				k.value(reflect.ValueOf(e))
+			}
+		}
+	case map[string]any:
+		k.uint(6)
+		keys := make([]string, 0, len(x))
+		for key := range x {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		k.uint(uint64(len(keys)))
+		for _, key := range keys {
+			k.string(key)
+			if !k.jsonish(x[key]) {
+				k.value(reflect.ValueOf(x[key]))
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// value writes any value of the kinds requests, settings, files and
+// skills are made of; map keys are visited sorted.
+func (k *keyHasher) value(v reflect.Value) {
+	if v.IsValid() && (v.Kind() == reflect.Map || v.Kind() == reflect.Interface) && v.CanInterface() {
+		if k.jsonish(v.Interface()) {
+			return
+		}
+	}
+	switch v.Kind() {
+	case reflect.Invalid:
+		k.uint(0)
+	case reflect.String:
+		k.string(v.String())
+	case reflect.Bool:
+		if v.Bool() {
+			k.uint(1)
+		} else {
+			k.uint(0)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		k.uint(uint64(v.Int()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		k.uint(v.Uint())
+	case reflect.Float32, reflect.Float64:
+		k.uint(math.Float64bits(v.Float()))
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			k.uint(0)
+			return
+		}
+		k.uint(1)
+		// The dynamic type matters for interfaces: 1 and "1" differ.
+		if v.Kind() == reflect.Interface {
+			k.string(v.Elem().Type().String())
+		}
+		k.value(v.Elem())
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			k.uint(math.MaxUint64)
+			return
+		}
+		k.uint(uint64(v.Len()))
+		for i := range v.Len() {
+			k.value(v.Index(i))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			k.uint(math.MaxUint64)
+			return
+		}
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+		k.uint(uint64(len(keys)))
+		for _, key := range keys {
+			k.value(key)
+			k.value(v.MapIndex(key))
+		}
+	case reflect.Struct:
+		// Exported and unexported fields alike: time.Time and friends
+		// carry their state in unexported fields.
+		for i := range v.NumField() {
+			k.value(v.Field(i))
+		}
+	default:
+		// Funcs and channels never appear in stable inputs; mark them so a
+		// change of kind still changes the key.
+		k.string(v.Kind().String())
+	}
+}
+
+// stableKey hashes everything the stable sections can see: the stable
+// request fields, the harness and mode, and the derived stable values.
+func stableKey(req *Request, harness string, derived map[string]any) memoKey {
+	k := newKeyHasher()
+	k.string(harness)
+	rv := reflect.ValueOf(req).Elem()
+	for _, f := range requestFields {
+		if f.tier == TierStable {
+			k.string(f.key)
+			k.value(rv.Field(f.index))
+		}
+	}
+	for _, name := range derivedStable {
+		k.string(name)
+		k.value(reflect.ValueOf(derived[name]))
+	}
+	return k.sum()
+}
