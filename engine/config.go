@@ -211,7 +211,9 @@ func Resolve(cfg *Config, m *manifest, req *Request) (Settings, error) {
 	}
 	if cfg != nil {
 		s.apply(&cfg.Agents.Defaults)
-		if req.Agent != "" {
+		// With no [[agents.list]] every agent takes agents.defaults; with a
+		// list, an id it does not hold is a typo, not a new agent.
+		if req.Agent != "" && len(cfg.Agents.List) > 0 {
 			found := false
 			for i := range cfg.Agents.List {
 				if cfg.Agents.List[i].ID == req.Agent {

@@ -85,6 +85,13 @@ func TestResolveUnknownAgent(t *testing.T) {
 	require.NoError(t, err)
 	_, err = engine.Resolve(cfg, nil, &engine.Request{Agent: "mian"})
 	require.EqualError(t, err, `agents.toml: agent "mian" is not in [[agents.list]] (known: main, scout)`)
+
+	// Without a list, every agent takes the defaults.
+	noList, err := engine.ParseConfig("agents.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 7000\n"))
+	require.NoError(t, err)
+	s, err := engine.Resolve(noList, nil, &engine.Request{Agent: "main"})
+	require.NoError(t, err)
+	assert.Equal(t, 7000, s.BootstrapMaxChars)
 }
 
 func TestPackManifestSitsBetweenBuiltinAndConfig(t *testing.T) {
