@@ -79,8 +79,9 @@ func WithIncludeDepth(n int) Option { return func(o *options) { o.includeMax = n
 // renderSet is one clone of the template set with its own include
 // counter; a render takes one from the pool and uses it alone.
 type renderSet struct {
-	t   *template.Template
-	buf bytes.Buffer // one section's output; reused so its capacity carries over
+	t      *template.Template
+	buf    bytes.Buffer // one section's output; reused so its capacity carries over
+	keyBuf []byte       // the stable-key encoding, reused likewise
 }
 
 // New loads, validates and compiles a pack.

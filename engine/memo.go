@@ -2,6 +2,7 @@ package engine
 
 import (
 	"container/list"
+	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"reflect"
@@ -75,34 +76,23 @@ func (m *stableMemo) put(k memoKey, layers [][]sectionOutcome) {
 // memory only, so the seeds need not be stable across runs.
 var memoSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-// keyHasher feeds values into two independent 64-bit hashes.
+// keyHasher encodes values into a buffer that is hashed once at the end
+// with two independent 64-bit hashes; one bulk hash is much cheaper than
+// thousands of small writes.
 type keyHasher struct {
-	h [2]maphash.Hash
+	buf []byte
 }
 
-func newKeyHasher() *keyHasher {
-	k := &keyHasher{}
-	k.h[0].SetSeed(memoSeeds[0])
-	k.h[1].SetSeed(memoSeeds[1])
-	return k
+func (k *keyHasher) sum() memoKey {
+	return memoKey{maphash.Bytes(memoSeeds[0], k.buf), maphash.Bytes(memoSeeds[1], k.buf)}
 }
 
-func (k *keyHasher) sum() memoKey { return memoKey{k.h[0].Sum64(), k.h[1].Sum64()} }
-
-func (k *keyHasher) uint(v uint64) {
-	var b [8]byte
-	for i := range b {
-		b[i] = byte(v >> (8 * i))
-	}
-	k.h[0].Write(b[:])
-	k.h[1].Write(b[:])
-}
+func (k *keyHasher) uint(v uint64) { k.buf = binary.LittleEndian.AppendUint64(k.buf, v) }
 
 // string writes the length first, so ("ab","c") and ("a","bc") differ.
 func (k *keyHasher) string(s string) {
 	k.uint(uint64(len(s)))
-	k.h[0].WriteString(s)
-	k.h[1].WriteString(s)
+	k.buf = append(k.buf, s...)
 }
 
 // jsonish writes the values decoded JSON and TOML are made of without
@@ -227,8 +217,10 @@ func (k *keyHasher) value(v reflect.Value) {
 
 // stableKey hashes everything the stable sections can see: the stable
 // request fields, the harness and mode, and the derived stable values.
-func stableKey(req *Request, harness string, derived map[string]any) memoKey {
-	k := newKeyHasher()
+// buf is scratch space the caller keeps between renders.
+func stableKey(req *Request, harness string, derived map[string]any, buf *[]byte) memoKey {
+	k := &keyHasher{buf: (*buf)[:0]}
+	defer func() { *buf = k.buf }()
 	k.string(harness)
 	rv := reflect.ValueOf(req).Elem()
 	for _, f := range requestFields {

@@ -79,7 +79,7 @@ func TestStableMemoIsBounded(t *testing.T) {
 
 func TestKeyHasherSeparatesValues(t *testing.T) {
 	key := func(vs ...any) memoKey {
-		k := newKeyHasher()
+		k := &keyHasher{}
 		for _, v := range vs {
 			k.value(reflect.ValueOf(&v).Elem())
 		}

@@ -135,7 +135,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	v := buildViews(&req, derived)
 	protected := protectedTexts(files.Files)
 
-	key := stableKey(&req, h.name, derived)
+	key := stableKey(&req, h.name, derived, &set.keyBuf)
 	memo, hit := e.memo.get(key)
 	if !hit {
 		memo = make([][]sectionOutcome, len(h.layers))

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -284,11 +283,7 @@ func toolsReport(tools []Tool) ToolsReport {
 	for _, tool := range tools {
 		schema := 0
 		if tool.Schema != nil {
-			// encoding/json sorts map keys, so the size is stable.
-			b, err := json.Marshal(tool.Schema)
-			if err == nil {
-				schema = utf8.RuneCount(b)
-			}
+			schema = jsonChars(tool.Schema)
 		}
 		tr := ToolReport{Name: tool.Name, DescriptionChars: utf8.RuneCountInString(tool.Description), SchemaChars: schema}
 		t.Entries = append(t.Entries, tr)

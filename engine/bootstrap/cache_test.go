@@ -161,7 +161,7 @@ func benchFiles() map[string]string {
 	return files
 }
 
-func BenchmarkLoad(b *testing.B) {
+func BenchmarkBootstrap(b *testing.B) {
 	_, ws := memWorkspace(b, benchFiles())
 	ctx := context.Background()
 	for _, warm := range []bool{false, true} {
