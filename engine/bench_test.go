@@ -2,13 +2,9 @@ package engine_test
 
 import (
 	"context"
-	"io/fs"
-	"os"
-	"path"
 	"strings"
 	"testing"
 
-	"github.com/spf13/afero"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt"
@@ -19,18 +15,7 @@ import (
 // examples/requests/direct.toml) into memory.
 func exampleSetup(b testing.TB) (*engine.Engine, engine.Request) {
 	b.Helper()
-	ws := afero.NewMemMapFs()
-	root := os.DirFS("../examples/workspace")
-	require.NoError(b, fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(root, p)
-		if err != nil {
-			return err
-		}
-		return afero.WriteFile(ws, path.Join("/ws", p), data, 0o644)
-	}))
+	ws := exampleWorkspace(b)
 	req, err := engine.ParseRequest("direct.toml", mustReadFile(b, "../examples/requests/direct.toml"))
 	require.NoError(b, err)
 	req.Workspace.Path = "/ws"

@@ -700,7 +700,7 @@ func TestBuiltinCacheStability(t *testing.T) {
 }
 
 // exampleWorkspace copies examples/workspace into memory at /ws.
-func exampleWorkspace(t *testing.T) afero.Fs {
+func exampleWorkspace(t testing.TB) afero.Fs {
 	t.Helper()
 	ws := afero.NewMemMapFs()
 	root := os.DirFS("../examples/workspace")

@@ -31,7 +31,7 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if c.request != "" {
 		return &usageError{"diff takes its requests as arguments, not -request"}
 	}
-	if err := *c.checkPack(); err != nil {
+	if err := checkPackDir(c.pack); err != nil {
 		return err
 	}
 	var results [2]*engine.Result

@@ -69,7 +69,7 @@ func renderFor(name string, args []string, stdin io.Reader, stderr io.Writer, ex
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if err := *c.checkPack(); err != nil {
+	if err := checkPackDir(c.pack); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	e, req, err := c.load(stdin)

@@ -295,7 +295,7 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	default:
 		return &usageError{fmt.Sprintf("-format %q: want text, json or anthropic", *format)}
 	}
-	if err := *c.checkPack(); err != nil {
+	if err := checkPackDir(c.pack); err != nil {
 		return err
 	}
 	e, req, err := c.load(stdin)
@@ -325,17 +325,20 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return writeAtomic(*out, buf.Bytes())
 }
 
-// checkPack refuses a -pack that is not a directory before anything runs.
-func (c *common) checkPack() *error {
-	var err error
-	if c.pack != "" {
-		if info, statErr := os.Stat(c.pack); statErr != nil {
-			err = fmt.Errorf("-pack: %w", statErr)
-		} else if !info.IsDir() {
-			err = fmt.Errorf("-pack: %s is not a directory", c.pack)
-		}
+// checkPackDir refuses a -pack that is not a directory before anything
+// runs; an empty dir means no user pack.
+func checkPackDir(dir string) error {
+	if dir == "" {
+		return nil
 	}
-	return &err
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("-pack: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("-pack: %s is not a directory", dir)
+	}
+	return nil
 }
 
 // writeText prints each layer; a harness with several layers gets a
@@ -467,8 +470,7 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	c := common{pack: *pack}
-	if err := *c.checkPack(); err != nil {
+	if err := checkPackDir(*pack); err != nil {
 		return err
 	}
 	res := engine.Lint(packFS(*pack))

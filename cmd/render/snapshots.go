@@ -24,8 +24,7 @@ func cmdSnapshots(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	c := common{pack: *pack}
-	if err := *c.checkPack(); err != nil {
+	if err := checkPackDir(*pack); err != nil {
 		return err
 	}
 	ctx := context.Background()
