@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -317,7 +318,7 @@ func setIf[T comparable](dst *T, v T) {
 func (c *Config) validate() error {
 	check := func(table string, line int, a *AgentSettings) error {
 		enum := func(key string, v *string, allowed ...string) error {
-			if v == nil || containsString(allowed, *v) {
+			if v == nil || slices.Contains(allowed, *v) {
 				return nil
 			}
 			return c.keyErr(table+"."+key, line, fmt.Errorf("%s = %q is not allowed (want %s)", key, *v, strings.Join(allowed, ", ")))
@@ -383,7 +384,7 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
-	if v := c.Memory.Citations; v != nil && !containsString([]string{"auto", "on", "off"}, *v) {
+	if v := c.Memory.Citations; v != nil && !slices.Contains([]string{"auto", "on", "off"}, *v) {
 		return c.keyErr("memory.citations", 1, fmt.Errorf("memory.citations = %q is not allowed (want auto, on, off)", *v))
 	}
 	for _, k := range []struct {

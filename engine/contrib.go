@@ -2,6 +2,7 @@ package engine
 
 import (
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -32,10 +33,10 @@ func mergeContributions(list []Contribution) merged {
 	var prefixes, suffixes []string
 	overrides := map[string]string{}
 	for _, c := range list {
-		if p := normalizeBlock(c.StablePrefix); p != "" && !containsString(prefixes, p) {
+		if p := normalizeBlock(c.StablePrefix); p != "" && !slices.Contains(prefixes, p) {
 			prefixes = append(prefixes, p)
 		}
-		if s := normalizeBlock(c.DynamicSuffix); s != "" && !containsString(suffixes, s) {
+		if s := normalizeBlock(c.DynamicSuffix); s != "" && !slices.Contains(suffixes, s) {
 			suffixes = append(suffixes, s)
 		}
 		// Apply in sorted key order so the result never depends on map order.
@@ -55,10 +56,5 @@ func mergeContributions(list []Contribution) merged {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range maps.Keys(m) {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }

@@ -243,8 +243,6 @@ func definePos(text, name string) (line, col int) {
 	return strings.Count(before, "\n") + 1, loc[0] - (strings.LastIndex(before, "\n") + 1) + 1
 }
 
-func sortStrings(s []string) { sort.Strings(s) }
-
 // nodeError builds an *Error at a parse node of tree.
 func nodeError(tree *parse.Tree, node parse.Node, phase Phase, sectionID string, err error) *Error {
 	loc, _ := tree.ErrorContext(node)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -313,6 +314,7 @@ func tidy(s string, protected []string) string {
 	if !strings.Contains(s, "\n\n\n") {
 		return s
 	}
+	// The spans of s that hold injected text, in order, not overlapping.
 	var keep [][2]int
 	for _, p := range protected {
 		for from := 0; ; {
@@ -324,16 +326,27 @@ func tidy(s string, protected []string) string {
 			from += i + len(p)
 		}
 	}
+	slices.SortFunc(keep, func(a, b [2]int) int { return a[0] - b[0] })
 	var b strings.Builder
 	b.Grow(len(s))
+	at := 0
+	for _, k := range keep {
+		if k[0] < at {
+			continue // inside a span already copied
+		}
+		foldBlankLines(&b, s[at:k[0]])
+		b.WriteString(s[k[0]:k[1]])
+		at = k[1]
+	}
+	foldBlankLines(&b, s[at:])
+	return b.String()
+}
+
+// foldBlankLines writes s with every run of three or more newlines cut
+// to two.
+func foldBlankLines(b *strings.Builder, s string) {
 	newlines := 0
 	for i := 0; i < len(s); i++ {
-		if k := inside(keep, i); k >= 0 {
-			b.WriteString(s[i:keep[k][1]])
-			i = keep[k][1] - 1
-			newlines = 0
-			continue
-		}
 		if s[i] == '\n' {
 			newlines++
 			if newlines > 2 {
@@ -344,16 +357,6 @@ func tidy(s string, protected []string) string {
 		}
 		b.WriteByte(s[i])
 	}
-	return b.String()
-}
-
-func inside(ranges [][2]int, i int) int {
-	for k, r := range ranges {
-		if i == r[0] {
-			return k
-		}
-	}
-	return -1
 }
 
 // neutralizeBoundary stops text from carrying the boundary marker, which

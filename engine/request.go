@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -219,22 +220,13 @@ func (r *Request) validate() error {
 	}
 	for i, c := range r.Contributions {
 		for k := range c.SectionOverrides {
-			if !containsString(overrideKeys, k) {
+			if !slices.Contains(overrideKeys, k) {
 				return &keyError{key: "contributions.section_overrides." + k,
 					err: fmt.Errorf("contributions[%d]: unknown section override %q (want %s)", i, k, strings.Join(overrideKeys, ", "))}
 			}
 		}
 	}
 	return nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // jsonKeyPos finds the first `"last":` of a dotted key in a JSON document.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
@@ -117,7 +118,7 @@ func (l FileList) Injected() FileList {
 func (l FileList) Except(names ...string) FileList {
 	var out FileList
 	for _, f := range l.Injected() {
-		if !containsString(names, f.Name) {
+		if !slices.Contains(names, f.Name) {
 			out = append(out, f)
 		}
 	}
@@ -128,7 +129,7 @@ func (l FileList) Except(names ...string) FileList {
 func (l FileList) Only(names ...string) FileList {
 	var out FileList
 	for _, f := range l.Injected() {
-		if containsString(names, f.Name) {
+		if slices.Contains(names, f.Name) {
 			out = append(out, f)
 		}
 	}

@@ -44,7 +44,8 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer w.Close()
-	for _, p := range watchedPaths(c) {
+	targets := newWatchTargets(c)
+	for _, p := range targets.dirs {
 		if err := w.Add(p); err != nil {
 			return fmt.Errorf("watching %s: %w", p, err)
 		}
@@ -60,6 +61,9 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			case ev, ok := <-w.Events:
 				if !ok {
 					return
+				}
+				if !targets.relevant(ev.Name) {
+					continue // another file in the request's folder, say
 				}
 				if ev.Op&fsnotify.Create != 0 {
 					// Watch new directories too (a new skill folder).
@@ -93,38 +97,66 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// watchedPaths are the directories whose changes trigger a render: the
-// pack and workspace trees, and the folders of the request and config
-// files (editors replace files by renaming, which a file watch misses).
-func watchedPaths(c common) []string {
-	var out []string
+// watchTargets says what watch listens to: the pack and workspace trees,
+// and the request and config files. Files are watched through their
+// folders, since editors save by renaming a new file into place, which a
+// watch on the file itself would miss; other files in those folders are
+// ignored (the prompt may well be written next to the request).
+type watchTargets struct {
+	dirs  []string        // folders to watch
+	trees []string        // any change under these counts
+	files map[string]bool // changes to exactly these count
+}
+
+func newWatchTargets(c common) watchTargets {
+	t := watchTargets{files: map[string]bool{}}
 	seen := map[string]bool{}
 	add := func(p string) {
-		if abs, err := filepath.Abs(p); err == nil && !seen[abs] {
-			seen[abs] = true
-			out = append(out, abs)
+		if !seen[p] {
+			seen[p] = true
+			t.dirs = append(t.dirs, p)
 		}
 	}
-	tree := func(root string) {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	for _, root := range []string{c.pack, c.workspace} {
+		if root == "" {
+			continue
+		}
+		abs, err := filepath.Abs(root)
+		if err != nil {
+			continue
+		}
+		t.trees = append(t.trees, abs)
+		filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
 				add(p)
 			}
 			return nil
 		})
 	}
-	if c.pack != "" {
-		tree(c.pack)
-	}
-	if c.workspace != "" {
-		tree(c.workspace)
-	}
 	for _, f := range []string{c.request, c.config} {
-		if f != "" {
-			add(filepath.Dir(f))
+		if abs, err := filepath.Abs(f); err == nil && f != "" {
+			t.files[abs] = true
+			add(filepath.Dir(abs))
 		}
 	}
-	return out
+	return t
+}
+
+// relevant reports whether a change to name should trigger a render.
+func (t watchTargets) relevant(name string) bool {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return false
+	}
+	if t.files[abs] {
+		return true
+	}
+	for _, root := range t.trees {
+		if abs == root || strings.HasPrefix(abs, root+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // watchLoop renders at start and after each burst of changes until ctx
@@ -139,12 +171,16 @@ func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*e
 			fmt.Fprintln(stdout, "render failed; still watching")
 			return
 		}
-		if last == nil {
+		switch {
+		case last == nil:
 			io.WriteString(stdout, promptText(res))
-		} else {
+			fmt.Fprintln(stdout, status(last, res))
+		case promptText(last) == promptText(res):
+			fmt.Fprintln(stdout, "-- prompt unchanged")
+		default:
 			stdout.Write(diff.Diff("previous", []byte(promptText(last)), "current", []byte(promptText(res))))
+			fmt.Fprintln(stdout, status(last, res))
 		}
-		fmt.Fprintln(stdout, status(last, res))
 		last = res
 	}
 	step()

@@ -96,18 +96,29 @@ func TestWatchLoop(t *testing.T) {
 	waitFor(4)
 	assert.Contains(t, stdout.String(), "-- stable prefix changed in system layer, section current_time;")
 
+	// A save that changes nothing says so instead of printing an empty diff.
+	reqs = append(reqs, reqs[3])
+	changes <- "request.toml"
+	waitFor(5)
+	assert.True(t, strings.HasSuffix(stdout.String(), "-- prompt unchanged\n"))
+
 	cancel()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("watch did not stop when its context ended")
 	}
-	assert.Equal(t, 4, count())
+	assert.Equal(t, 5, count())
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "only the failure went to stderr")
 }
 
-func TestWatchedPaths(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"ws/AGENTS.md": "x", "ws/skills/a/SKILL.md": "---\nname: a\n---\n", "req/r.toml": ""})
-	paths := watchedPaths(common{workspace: dir + "/ws", request: dir + "/req/r.toml"})
-	assert.Equal(t, []string{dir + "/ws", dir + "/ws/skills", dir + "/ws/skills/a", dir + "/req"}, paths)
+func TestWatchTargets(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"ws/AGENTS.md": "x", "ws/skills/a/SKILL.md": "---\nname: a\n---\n", "req/r.toml": "", "req/prompt.md": ""})
+	targets := newWatchTargets(common{workspace: dir + "/ws", request: dir + "/req/r.toml"})
+	assert.Equal(t, []string{dir + "/ws", dir + "/ws/skills", dir + "/ws/skills/a", dir + "/req"}, targets.dirs)
+	assert.True(t, targets.relevant(dir+"/ws/AGENTS.md"))
+	assert.True(t, targets.relevant(dir+"/ws/skills/b/SKILL.md"), "a new skill folder counts")
+	assert.True(t, targets.relevant(dir+"/req/r.toml"))
+	assert.False(t, targets.relevant(dir+"/req/prompt.md"), "output written next to the request must not loop")
+	assert.False(t, targets.relevant(dir+"/wsx/AGENTS.md"), "a sibling with a common prefix is not in the tree")
 }
