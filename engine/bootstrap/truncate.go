@@ -13,11 +13,13 @@ const (
 	tailPercent = 20
 )
 
-// normalize turns CRLF line ends into LF and drops trailing white space, so
-// that what is counted is what would be injected.
+// normalize turns CRLF and lone CR (old Mac) line ends into LF and drops
+// trailing white space, so that what is counted is what would be
+// injected, and no carriage return reaches the prompt.
 func normalize(s string) string {
-	if strings.Contains(s, "\r\n") {
+	if strings.Contains(s, "\r") {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
 	}
 	return strings.TrimRightFunc(s, unicode.IsSpace)
 }

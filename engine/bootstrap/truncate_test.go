@@ -113,7 +113,7 @@ func TestNormalize(t *testing.T) {
 	tests := map[string]string{
 		"a\r\nb\r\n  \n\t": "a\nb",
 		"  lead\n":         "  lead",
-		"lone\rcr":         "lone\rcr",
+		"lone\rcr":         "lone\ncr",
 		" \n\r\n ":         "",
 	}
 	for in, want := range tests {
