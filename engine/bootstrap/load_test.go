@@ -349,9 +349,14 @@ func TestLoadTruncatedFile(t *testing.T) {
 	assert.True(t, strings.HasSuffix(f.Content, trimmed[len(trimmed)-1000:]))
 	m := regexp.MustCompile(`\n\[\.\.\.ws/MEMORY\.md: kept (\d+) of 39999\.\.\.\]\n`).FindStringSubmatch(f.Content)
 	require.NotNil(t, m, "marker")
-	assert.Equal(t, "17960", m[1]) // 70% + 20% of 20000 minus the 43-char marker
-	assert.Equal(t, 17960+len(m[0]), f.InjectedChars)
-	assert.Equal(t, `{"maxChars":20000,"totalMaxChars":60000,"files":[{"name":"MEMORY.md","raw":39999,"injected":18003,"cause":"per-file limit"}]}`, res.Signature)
+	// 70% and 20% of what the 43-char marker leaves (13969 + 3991), then
+	// both cuts moved to line ends: the head loses "\nline 1396" (10), the
+	// tail its leading "0\n" (2).
+	assert.Equal(t, "17948", m[1])
+	assert.Equal(t, 17948+len(m[0]), f.InjectedChars)
+	assert.True(t, strings.HasSuffix(strings.Split(f.Content, "\n[...")[0], "\nline 1395"), "the head ends at a line end")
+	assert.True(t, strings.HasPrefix(strings.SplitN(f.Content, "...]\n", 2)[1], "line 3601\n"), "the tail starts at a line start")
+	assert.Equal(t, `{"maxChars":20000,"totalMaxChars":60000,"files":[{"name":"MEMORY.md","raw":39999,"injected":17991,"cause":"per-file limit"}]}`, res.Signature)
 }
 
 func TestLoadLongCRLFFile(t *testing.T) {

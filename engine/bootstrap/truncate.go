@@ -112,7 +112,28 @@ func truncate(t text, budget int, marker func(kept int) string) (string, int) {
 		m = firstRunes(m, budget)
 		return m, runeCount(m)
 	}
-	return prefix(t.head, t.headChars, h) + m + suffix(t.tail, t.tailChars, tl), h + mChars + tl
+	head, tail := snapToLines(prefix(t.head, t.headChars, h), suffix(t.tail, t.tailChars, tl))
+	if nh, nt := runeCount(head), runeCount(tail); nh != h || nt != tl {
+		// Fewer characters kept: the marker's numbers can only get shorter.
+		h, tl = nh, nt
+		m = marker(h + tl)
+		mChars = runeCount(m)
+	}
+	return head + m + tail, h + mChars + tl
+}
+
+// snapToLines moves the cuts to line ends when one is near (within the
+// last quarter of the head, the first quarter of the tail), so the copy
+// does not stop or resume in the middle of a word. It only ever keeps
+// less, so the result still fits.
+func snapToLines(head, tail string) (string, string) {
+	if i := strings.LastIndexByte(head, '\n'); i > 0 && len(head)-i <= len(head)/4 {
+		head = head[:i]
+	}
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < len(tail)/4 {
+		tail = tail[i+1:]
+	}
+	return head, tail
 }
 
 // prefix is firstRunes, slicing directly when s (of chars code points) is
