@@ -236,3 +236,26 @@ func TestEditedSkillChangesItsVersion(t *testing.T) {
 	assert.NotEqual(t, first.Skills.Skills[0].Version, second.Skills.Skills[0].Version)
 	assert.Contains(t, second.Layers[0].Stable, second.Skills.Skills[0].Version)
 }
+
+func TestPluginSkillsFollowThePluginSwitch(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "skills"`), map[string]string{
+		"skills": section(stable, "{{ range .Skills.Listed }}{{ .Name }};{{ end }}"),
+	})
+	addFile(p, "templates/skills.tmpl", catalogPartial)
+	plugin := afero.NewMemMapFs()
+	require.NoError(t, afero.WriteFile(plugin, "skills/voice-notes/SKILL.md", []byte(skillFile("voice-notes", "Record a voice note", "")), 0o644))
+	opt := engine.WithPluginSkills("voice", plugin, "skills", "/opt/voice/skills")
+	for _, tc := range []struct {
+		config string
+		want   string
+	}{
+		{"", "I am the agent."},
+		{"[plugins.voice]\nenabled = false\n", "I am the agent."},
+		{"[plugins.voice]\nenabled = true\n", "I am the agent.\n\nvoice-notes;"},
+	} {
+		cfg, err := engine.ParseConfig("c.toml", []byte(tc.config))
+		require.NoError(t, err)
+		res := render(t, p, engine.Request{}, opt, engine.WithConfig(cfg))
+		assert.Equal(t, tc.want, res.Layers[0].Stable, tc.config)
+	}
+}

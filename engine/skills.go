@@ -48,6 +48,15 @@ func WithBundledSkills(fsys afero.Fs, dir, display string) Option {
 	}
 }
 
+// WithPluginSkills adds the skills root of a plugin: dir inside fsys,
+// shown as display. Its skills are eligible only while plugins.<plugin>
+// .enabled is true in the config.
+func WithPluginSkills(plugin string, fsys afero.Fs, dir, display string) Option {
+	return func(o *options) {
+		o.skillRoots = append(o.skillRoots, skills.Root{Source: skills.Bundled, FS: fsys, Dir: dir, Display: display, Plugin: plugin})
+	}
+}
+
 // skillRoots lists the roots for a render: the workspace's skills/, the
 // managed directory from config, then the bundled roots.
 func (e *Engine) skillRoots(s *Settings) []skills.Root {
