@@ -40,6 +40,8 @@ type Engine struct {
 	opts   options
 	subFSs sync.Map // dir -> afero.Fs rooted there (see subFS)
 	memo   *stableMemo
+	// catalogSizes remembers measured skills catalogs (see buildSkills).
+	catalogSizes sizeMemo
 }
 
 type options struct {

@@ -82,12 +82,12 @@ func TestMergeContributions(t *testing.T) {
 
 func TestAssembleOffsets(t *testing.T) {
 	infos := []RenderedSection{{ID: "a"}, {ID: "b"}, {ID: "c"}}
-	l := assemble("system", "<!-- B -->", []string{"one", "two"}, []string{"three"}, infos)
+	l := assemble("system", "<!-- B -->", []string{"one", "two"}, []string{"three"}, infos, "")
 	assert.Equal(t, "one\n\ntwo\n\n<!-- B -->\n\nthree\n", l.Text)
 	for _, s := range l.Sections {
 		assert.Equal(t, map[string]string{"a": "one", "b": "two", "c": "three"}[s.ID], l.Text[s.Start:s.End])
 	}
 	assert.Equal(t, "one\n\ntwo\n\nthree\n", l.TextWithoutBoundary())
-	empty := assemble("x", "<!-- B -->", nil, nil, nil)
+	empty := assemble("x", "<!-- B -->", nil, nil, nil, "")
 	assert.Equal(t, "<!-- B -->\n", empty.Text)
 }

@@ -29,8 +29,8 @@ type sectionOutcome struct {
 
 type memoKey [2]uint64
 
-// stableMemo is an LRU of stable-tier outcomes, per layer then per
-// stable section in manifest order.
+// stableMemo is an LRU of stable tiers: per layer, the outcomes of its
+// stable sections in manifest order and the stable prefix's sha256.
 type stableMemo struct {
 	mu    sync.Mutex
 	lru   *list.List // of *memoEntry, most recent first
@@ -39,14 +39,19 @@ type stableMemo struct {
 
 type memoEntry struct {
 	key    memoKey
-	layers [][]sectionOutcome
+	layers []memoLayer
+}
+
+type memoLayer struct {
+	outcomes []sectionOutcome
+	sha256   string
 }
 
 func newStableMemo() *stableMemo {
 	return &stableMemo{lru: list.New(), items: map[memoKey]*list.Element{}}
 }
 
-func (m *stableMemo) get(k memoKey) ([][]sectionOutcome, bool) {
+func (m *stableMemo) get(k memoKey) ([]memoLayer, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	el, ok := m.items[k]
@@ -57,7 +62,7 @@ func (m *stableMemo) get(k memoKey) ([][]sectionOutcome, bool) {
 	return el.Value.(*memoEntry).layers, true
 }
 
-func (m *stableMemo) put(k memoKey, layers [][]sectionOutcome) {
+func (m *stableMemo) put(k memoKey, layers []memoLayer) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if el, ok := m.items[k]; ok {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -139,19 +140,19 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	key := stableKey(&req, h.name, derived, &set.keyBuf)
 	memo, hit := e.memo.get(key)
 	if !hit {
-		memo = make([][]sectionOutcome, len(h.layers))
+		memo = make([]memoLayer, len(h.layers))
 	}
 	for i, ly := range h.layers {
-		var cached []sectionOutcome
+		var cached *memoLayer
 		if hit {
-			cached = memo[i]
+			cached = &memo[i]
 		}
 		layer, stableOutcomes, err := e.renderLayer(set, ly, &req, contrib, v, protected, cached, res)
 		if err != nil {
 			return nil, err
 		}
 		if !hit {
-			memo[i] = stableOutcomes
+			memo[i] = memoLayer{outcomes: stableOutcomes, sha256: layer.StableSHA256}
 		}
 		res.Layers = append(res.Layers, layer)
 	}
@@ -196,15 +197,15 @@ func protectedTexts(files []bootstrap.File) []string {
 // not nil, holds the outcomes of the layer's stable sections from an
 // earlier render with the same stable inputs; otherwise the stable
 // outcomes are returned for the memo.
-func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib merged, v views, protected []string, cached []sectionOutcome, res *Result) (Layer, []sectionOutcome, error) {
+func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib merged, v views, protected []string, cached *memoLayer, res *Result) (Layer, []sectionOutcome, error) {
 	var stable, dynamic []string
 	var infos []RenderedSection
 	var stableOutcomes []sectionOutcome
-	next := 0 // index into cached
+	next := 0 // index into cached.outcomes
 	for _, sec := range ly.sections {
 		var o sectionOutcome
 		if sec.tier == TierStable && cached != nil {
-			o = cached[next]
+			o = cached.outcomes[next]
 			next++
 		} else {
 			var err error
@@ -226,7 +227,11 @@ func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib me
 			dynamic = append(dynamic, o.out)
 		}
 	}
-	return assemble(ly.name, e.pack.manifest.Boundary, stable, dynamic, infos), stableOutcomes, nil
+	sha := ""
+	if cached != nil {
+		sha = cached.sha256
+	}
+	return assemble(ly.name, e.pack.manifest.Boundary, stable, dynamic, infos, sha), stableOutcomes, nil
 }
 
 // renderSection executes one section, or takes its provider override.
@@ -258,8 +263,9 @@ func (e *Engine) renderSection(set *renderSet, sec *section, req *Request, contr
 }
 
 // assemble joins the sections around the boundary and records offsets.
-// Stable and Dynamic are slices of Text, not copies.
-func assemble(name, boundary string, stable, dynamic []string, infos []RenderedSection) Layer {
+// Stable and Dynamic are slices of Text, not copies. stableSHA is the
+// stable prefix's digest when the memo already knows it, else "".
+func assemble(name, boundary string, stable, dynamic []string, infos []RenderedSection, stableSHA string) Layer {
 	l := Layer{Name: name}
 	size := len(boundary) + 8
 	for _, p := range stable {
@@ -302,8 +308,12 @@ func assemble(name, boundary string, stable, dynamic []string, infos []RenderedS
 		l.Dynamic = l.Text[dynamicStart : len(l.Text)-1]
 	}
 	l.Sections = infos
-	sum := sha256.Sum256([]byte(l.Stable))
-	l.StableSHA256 = hex.EncodeToString(sum[:])
+	l.StableSHA256 = stableSHA
+	if l.StableSHA256 == "" {
+		h := sha256.New()
+		io.WriteString(h, l.Stable)
+		l.StableSHA256 = hex.EncodeToString(h.Sum(nil))
+	}
 	return l
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/spf13/afero"
@@ -101,12 +102,32 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 		}
 	}
 	measure := func(list []skills.Skill, descriptions bool, note string) (int, error) {
+		// The partial is a pure function of these values (it sees nothing
+		// else), so its size is remembered per distinct input.
+		k := &keyHasher{buf: set.keyBuf[:0]}
+		for _, sk := range list {
+			k.string(sk.Name)
+			k.string(sk.Description)
+			k.string(sk.Location)
+			k.string(sk.Version)
+		}
+		k.string(note)
+		if descriptions {
+			k.uint(1)
+		}
+		key := k.sum()
+		set.keyBuf = k.buf
+		if n, ok := e.catalogSizes.get(key); ok {
+			return n, nil
+		}
 		set.buf.Reset()
 		view := SkillsView{Listed: list, Descriptions: descriptions, Note: note}
 		if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, view); err != nil {
 			return 0, err
 		}
-		return utf8.RuneCount(set.buf.Bytes()), nil
+		n := utf8.RuneCount(set.buf.Bytes())
+		e.catalogSizes.put(key, n)
+		return n, nil
 	}
 	cat, err := skills.Build(found, policy, skills.Limits{MaxChars: s.MaxSkillsPromptChars, MaxSkills: s.MaxSkillsInPrompt}, measure)
 	if err != nil {
@@ -124,4 +145,29 @@ func (e *Engine) subFS(dir string) afero.Fs {
 	}
 	fsys, _ := e.subFSs.LoadOrStore(dir, afero.NewBasePathFs(e.opts.fs, dir))
 	return fsys.(afero.Fs)
+}
+
+// sizeMemo remembers catalog sizes; it forgets everything when full,
+// which is simpler than an LRU and fine for a cache this cheap to refill.
+type sizeMemo struct {
+	mu    sync.Mutex
+	sizes map[memoKey]int
+}
+
+const sizeMemoMax = 1024
+
+func (m *sizeMemo) get(k memoKey) (int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, ok := m.sizes[k]
+	return n, ok
+}
+
+func (m *sizeMemo) put(k memoKey, n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sizes == nil || len(m.sizes) >= sizeMemoMax {
+		m.sizes = map[memoKey]int{}
+	}
+	m.sizes[k] = n
 }
