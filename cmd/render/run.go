@@ -159,6 +159,17 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// parseFlags is parse for commands that take no arguments besides flags.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
 // load builds the engine and the request the flags describe.
 func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
 	var req engine.Request
@@ -284,11 +295,8 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	format := fs.String("format", "text", "output `FORMAT`: text, json or anthropic")
 	boundary := fs.Bool("boundary", true, "keep the cache boundary marker in text output")
 	out := fs.String("o", "", "write the prompt to `FILE` (atomically)")
-	if err := parse(fs, args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	switch *format {
 	case "text", "json", "anthropic":
@@ -464,11 +472,8 @@ func writeAtomic(name string, data []byte) error {
 func cmdLint(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("lint", stderr)
 	pack := fs.String("pack", "", "user pack `DIR` to validate (over the built-in pack)")
-	if err := parse(fs, args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	if err := checkPackDir(*pack); err != nil {
 		return err

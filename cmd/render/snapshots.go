@@ -18,11 +18,8 @@ func cmdSnapshots(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("snapshots", stderr)
 	dir := fs.String("dir", "golden", "`DIR` holding scenarios/ and snapshots/")
 	pack := fs.String("pack", "", "user pack `DIR` overlaying the built-in pack")
-	if err := parse(fs, args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	if err := checkPackDir(*pack); err != nil {
 		return err

@@ -27,11 +27,8 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("watch", stderr)
 	var c common
 	c.register(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	if c.request == "-" {
 		return &usageError{"watch needs -request FILE, not stdin: it re-reads the file on change"}
