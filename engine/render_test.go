@@ -193,7 +193,7 @@ func TestProviderContributions(t *testing.T) {
 	p := packWith(t, nil)
 	req := directRequest()
 	req.Contributions = []engine.Contribution{
-		{StablePrefix: "## Contract\r\nBe exact.   \n", DynamicSuffix: "  ## Turn note\nshort  ", SectionOverrides: map[string]string{"tool_call_style": "## Calls\nfirst"}},
+		{StablePrefix: "## Contract\r\nBe exact.   \n", DynamicSuffix: "  ## Turn note\nshort  ", SectionOverrides: map[string]string{"tool_call_style": "## Calls\nearlier-override"}},
 		{StablePrefix: "## Contract\nBe exact.", SectionOverrides: map[string]string{"tool_call_style": "## Calls\nsecond", "interaction_style": "## Style\nfriendly", "execution_bias": "## Bias\nminimal too"}},
 	}
 	res := render(t, p, req)
@@ -203,7 +203,7 @@ func TestProviderContributions(t *testing.T) {
 	assert.Contains(t, l.Dynamic, "## Turn note\nshort")
 	assert.Contains(t, l.Stable, "## Calls\nsecond")
 	assert.NotContains(t, l.Text, "## Tool Call Style")
-	assert.NotContains(t, l.Text, "first")
+	assert.NotContains(t, l.Text, "earlier-override")
 	assert.Contains(t, l.Stable, "## Style\nfriendly")
 	assert.Less(t, strings.Index(l.Stable, "## Style"), strings.Index(l.Stable, "## Calls"))
 
