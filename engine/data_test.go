@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 )
 
 const toolTable = `
@@ -258,4 +259,37 @@ func TestPluginSkillsFollowThePluginSwitch(t *testing.T) {
 		res := render(t, p, engine.Request{}, opt, engine.WithConfig(cfg))
 		assert.Equal(t, tc.want, res.Layers[0].Stable, tc.config)
 	}
+}
+
+func TestOnceWarningIsUsedOnlyByARenderThatShowsIt(t *testing.T) {
+	ws := workspaceFS(t, map[string]string{"AGENTS.md": strings.Repeat("a", 3000), "SOUL.md": "s", "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"})
+	store := bootstrap.NewMemoryStore()
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+	cfg := func(extra string) engine.Option {
+		c, err := engine.ParseConfig("c.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 1000\nbootstrapPromptTruncationWarning = \"once\"\n"+extra))
+		require.NoError(t, err)
+		return engine.WithConfig(c)
+	}
+	notice := "## Bootstrap Context Notice"
+
+	// A render that fails after the check does not use the warning up.
+	capped, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), cfg("[agents.defaults.contextLimits]\nmaxPromptChars = 100\n"))
+	require.NoError(t, err)
+	_, err = capped.Render(context.Background(), req)
+	require.ErrorContains(t, err, "over contextLimits.maxPromptChars")
+
+	e, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), cfg(""))
+	require.NoError(t, err)
+	// Nor does mode none, which has no notice section.
+	none := req
+	none.Mode = engine.ModeNone
+	_, err = e.Render(context.Background(), none)
+	require.NoError(t, err)
+
+	first, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	assert.Contains(t, first.Layers[0].Dynamic, notice)
+	second, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	assert.NotContains(t, second.Layers[0].Dynamic, notice)
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
 
@@ -427,7 +428,7 @@ func (p *pack) validateManifest(src string) ErrorList {
 			Err: fmt.Errorf("the identity section must declare mode none: it is what mode none renders")})
 	}
 	if bt := m.Bootstrap.TruncationWarning; bt != "" {
-		if _, err := parseWarningMode(bt); err != nil {
+		if _, err := bootstrap.ParseWarningMode(bt); err != nil {
 			l, c := at("bootstrap.truncation_warning")
 			fail(l, c, "%v", err)
 		}

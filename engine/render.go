@@ -30,6 +30,8 @@ type Result struct {
 	Omitted             []Omission     // manifest sections that did not render, and why
 	Skills              skills.Catalog // the skills catalog and what it left out
 	Tools               []Tool         // the request's tools, for the report's schema sizes
+
+	warningMode bootstrap.WarningMode
 }
 
 // Layer is the prompt for one carrier of a harness (the embedded harness
@@ -166,6 +168,13 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		}
 		if total > max {
 			return nil, &Error{Phase: PhaseExec, Err: fmt.Errorf("the prompt is %d characters, over contextLimits.maxPromptChars = %d", total, max)}
+		}
+	}
+	// Only a render that succeeded, in a mode that shows the notice, uses
+	// up a "once" warning.
+	if res.TruncationWarned && req.Mode != ModeNone {
+		if err := bootstrap.Record(ctx, res.warningMode, res.TruncationSignature, e.opts.store); err != nil {
+			return nil, &Error{Phase: PhaseWorkspace, Err: err}
 		}
 	}
 	return res, nil
@@ -421,7 +430,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	}
 	res.Files = r.Files
 	res.TruncationSignature = r.Signature
-	mode, err := parseWarningMode(s.TruncationWarning)
+	mode, err := bootstrap.ParseWarningMode(s.TruncationWarning)
 	if err != nil {
 		return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: err}
 	}
@@ -430,11 +439,8 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		return bootstrap.Result{}, &Error{Phase: PhaseWorkspace, Err: err}
 	}
 	res.TruncationWarned = warn
+	res.warningMode = mode
 	return r, nil
-}
-
-func parseWarningMode(s string) (bootstrap.WarningMode, error) {
-	return bootstrap.ParseWarningMode(s)
 }
 
 // markers renders the bootstrap markers from the pack's partials.

@@ -34,20 +34,23 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := checkPackDir(c.pack); err != nil {
 		return err
 	}
+	if fs.Arg(0) == "-" && fs.Arg(1) == "-" {
+		return &usageError{"diff can read only one of its requests from stdin"}
+	}
+	c.preview = true
+	e, err := c.engine()
+	if err != nil {
+		return err
+	}
+	// One engine renders both sides, so they share pack, config and state.
 	var results [2]*engine.Result
-	var e *engine.Engine
 	for i, name := range fs.Args()[:2] {
-		c.request = name
-		eng, req, err := c.load(stdin)
+		req, err := c.requestFrom(name, stdin)
 		if err != nil {
 			return err
 		}
-		if e == nil {
-			e = eng
-		}
-		// Both sides use the first engine, so they share pack and state.
 		if results[i], err = e.Render(context.Background(), req); err != nil {
-			return err
+			return inPack(err, c.pack)
 		}
 	}
 	d, err := engine.DiffResults(results[0], results[1])

@@ -72,13 +72,14 @@ func renderFor(name string, args []string, stdin io.Reader, stderr io.Writer, ex
 	if err := checkPackDir(c.pack); err != nil {
 		return nil, nil, nil, nil, err
 	}
+	c.preview = true
 	e, req, err := c.load(stdin)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
 	res, err := e.Render(context.Background(), req)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, inPack(err, c.pack)
 	}
 	return e, res, tok, fs.Args(), nil
 }

@@ -117,6 +117,9 @@ Flags:
 type common struct {
 	pack, workspace, request, config, agent string
 	mode, harness, state, hook              string
+
+	preview      bool   // a preview command: never record warnings as shown
+	workspaceAbs string // set by engine(): the absolute -workspace path
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -172,14 +175,25 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 // load builds the engine and the request the flags describe.
 func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
+	e, err := c.engine()
+	if err != nil {
+		return nil, engine.Request{}, err
+	}
+	req, err := c.requestFrom(c.request, stdin)
+	return e, req, err
+}
+
+// requestFrom reads the request in name ("" for none, "-" for stdin) and
+// applies the flags that override request fields.
+func (c *common) requestFrom(name string, stdin io.Reader) (engine.Request, error) {
 	var req engine.Request
-	if c.request != "" {
-		src, name, err := readInput(c.request, stdin)
+	if name != "" {
+		src, label, err := readInput(name, stdin)
 		if err != nil {
-			return nil, req, err
+			return req, err
 		}
-		if req, err = engine.ParseRequest(name, src); err != nil {
-			return nil, req, err
+		if req, err = engine.ParseRequest(label, src); err != nil {
+			return req, err
 		}
 	}
 	if c.mode != "" {
@@ -187,7 +201,7 @@ func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
 		case engine.ModeFull, engine.ModeMinimal, engine.ModeNone:
 			req.Mode = engine.Mode(c.mode)
 		default:
-			return nil, req, &usageError{fmt.Sprintf("-mode %q: want full, minimal or none", c.mode)}
+			return req, &usageError{fmt.Sprintf("-mode %q: want full, minimal or none", c.mode)}
 		}
 	}
 	if c.harness != "" {
@@ -196,46 +210,64 @@ func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
 	if c.agent != "" {
 		req.Agent = c.agent
 	}
+	if c.workspaceAbs != "" {
+		req.Workspace.Path = c.workspaceAbs
+	}
+	return req, nil
+}
+
+// engine compiles the pack with the options the flags describe.
+func (c *common) engine() (*engine.Engine, error) {
 	var opts []engine.Option
 	if c.config != "" {
 		src, err := os.ReadFile(c.config)
 		if err != nil {
-			return nil, req, err
+			return nil, err
 		}
 		cfg, err := engine.ParseConfig(c.config, src)
 		if err != nil {
-			return nil, req, err
+			return nil, err
 		}
 		opts = append(opts, engine.WithConfig(cfg))
 	}
 	if c.workspace != "" {
 		abs, err := filepath.Abs(c.workspace)
 		if err != nil {
-			return nil, req, err
+			return nil, err
 		}
 		info, err := os.Stat(abs)
 		if err != nil {
-			return nil, req, fmt.Errorf("-workspace: %w", err)
+			return nil, fmt.Errorf("-workspace: %w", err)
 		}
 		if !info.IsDir() {
-			return nil, req, fmt.Errorf("-workspace: %s is not a directory", c.workspace)
+			return nil, fmt.Errorf("-workspace: %s is not a directory", c.workspace)
 		}
-		req.Workspace.Path = filepath.ToSlash(abs)
+		c.workspaceAbs = filepath.ToSlash(abs)
 		opts = append(opts, engine.WithFS(afero.NewReadOnlyFs(afero.NewOsFs())))
 	}
 	opts = append(opts, engine.WithSkillHost(hostFacts()))
 	if c.state != "" {
-		opts = append(opts, engine.WithWarningStore(bootstrap.NewFileStore(afero.NewOsFs(), c.state)))
+		var store bootstrap.Store = bootstrap.NewFileStore(afero.NewOsFs(), c.state)
+		if c.preview {
+			store = readOnlyStore{store}
+		}
+		opts = append(opts, engine.WithWarningStore(store))
 	}
 	if c.hook != "" {
 		opts = append(opts, engine.WithBootstrapHook(bootstrap.CommandHook(c.hook, hookTimeout)))
 	}
 	e, err := engine.New(packFS(c.pack), opts...)
 	if err != nil {
-		return nil, req, inPack(err, c.pack)
+		return nil, inPack(err, c.pack)
 	}
-	return e, req, nil
+	return e, nil
 }
+
+// readOnlyStore lets preview commands (report, explain, diff, watch) see
+// which truncation warnings were shown without using any up.
+type readOnlyStore struct{ bootstrap.Store }
+
+func (readOnlyStore) Remember(context.Context, string) error { return nil }
 
 // inPack rewrites the file names in pack errors that point at a file of
 // the user's pack directory to DIR/file, so people can tell their own
@@ -312,7 +344,7 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	res, err := e.Render(context.Background(), req)
 	if err != nil {
-		return err
+		return inPack(err, c.pack)
 	}
 	var buf bytes.Buffer
 	switch *format {

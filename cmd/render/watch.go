@@ -83,12 +83,14 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			}
 		}
 	}()
+	c.preview = true
 	renderOnce := func() (*engine.Result, error) {
 		e, req, err := c.load(stdin)
 		if err != nil {
 			return nil, err
 		}
-		return e.Render(ctx, req)
+		res, err := e.Render(ctx, req)
+		return res, inPack(err, c.pack)
 	}
 	watchLoop(ctx, changes, renderOnce, stdout, stderr)
 	return nil

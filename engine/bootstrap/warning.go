@@ -45,11 +45,11 @@ type Store interface {
 	Remember(ctx context.Context, signature string) error
 }
 
-// ShouldWarn reports whether the truncation notice is shown for signature
-// ("" means nothing was cut). In mode once it records the signature, so the
-// next call with the same store says false; in mode always the signature is
-// recorded too when store is not nil, so switching to once later does not
-// repeat a notice the model has already had.
+// ShouldWarn reports whether the truncation notice should show for
+// signature under mode, without recording anything: off never shows;
+// always shows whenever something was cut; once shows only a signature the
+// store has not seen. Record it with Record once the notice has actually
+// reached a prompt, so a failed or preview render does not use it up.
 func ShouldWarn(ctx context.Context, mode WarningMode, signature string, store Store) (bool, error) {
 	switch mode {
 	case WarningOff:
@@ -62,25 +62,27 @@ func ShouldWarn(ctx context.Context, mode WarningMode, signature string, store S
 	if signature == "" {
 		return false, nil
 	}
-	if store == nil {
-		if mode == WarningOnce {
-			return false, errors.New("bootstrap: truncation warning mode once needs a state store")
-		}
+	if mode == WarningAlways {
 		return true, nil
 	}
-	if mode == WarningOnce {
-		seen, err := store.Seen(ctx, signature)
-		if err != nil {
-			return false, err
-		}
-		if seen {
-			return false, nil
-		}
+	if store == nil {
+		return false, errors.New("bootstrap: truncation warning mode once needs a state store")
 	}
-	if err := store.Remember(ctx, signature); err != nil {
+	seen, err := store.Seen(ctx, signature)
+	if err != nil {
 		return false, err
 	}
-	return true, nil
+	return !seen, nil
+}
+
+// Record remembers that the notice for signature was shown. It records
+// under always too, so switching to once later does not repeat a notice
+// the model has already seen. off records nothing.
+func Record(ctx context.Context, mode WarningMode, signature string, store Store) error {
+	if mode == WarningOff || signature == "" || store == nil {
+		return nil
+	}
+	return store.Remember(ctx, signature)
 }
 
 // maxSeen bounds how many signatures a store keeps; the oldest go first.

@@ -26,18 +26,20 @@ func TestParseWarningMode(t *testing.T) {
 func TestShouldWarn(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
-		name      string
-		mode      WarningMode
-		sig       string
-		seen      bool
-		want      bool
-		wantSaved bool
+		name       string
+		mode       WarningMode
+		sig        string
+		seen       bool
+		want       bool
+		wantSaved  bool
+		skipRecord bool // the render failed: nothing reached a prompt
 	}{
 		{name: "off", mode: WarningOff, sig: "s", want: false, wantSaved: false},
 		{name: "always", mode: WarningAlways, sig: "s", want: true, wantSaved: true},
 		{name: "always, seen before", mode: WarningAlways, sig: "s", seen: true, want: true, wantSaved: true},
 		{name: "always, nothing cut", mode: WarningAlways, sig: "", want: false},
 		{name: "once, new", mode: WarningOnce, sig: "s", want: true, wantSaved: true},
+		{name: "once, new, not shown after all", mode: WarningOnce, sig: "s", want: true, wantSaved: false, skipRecord: true},
 		{name: "once, seen", mode: WarningOnce, sig: "s", seen: true, want: false, wantSaved: true},
 		{name: "once, nothing cut", mode: WarningOnce, sig: "", want: false},
 	}
@@ -50,6 +52,9 @@ func TestShouldWarn(t *testing.T) {
 			got, err := ShouldWarn(ctx, tt.mode, tt.sig, store)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+			if got && !tt.skipRecord {
+				require.NoError(t, Record(ctx, tt.mode, tt.sig, store))
+			}
 			saved, err := store.Seen(ctx, tt.sig)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantSaved, saved)
@@ -74,6 +79,9 @@ func TestWarnOnceAcrossLoads(t *testing.T) {
 		require.NotEmpty(t, res.Signature)
 		show, err := ShouldWarn(ctx, WarningOnce, res.Signature, store)
 		require.NoError(t, err)
+		if show {
+			require.NoError(t, Record(ctx, WarningOnce, res.Signature, store))
+		}
 		return show
 	}
 	assert.True(t, warn(), "first time")
