@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -234,7 +235,7 @@ func Resolve(cfg *Config, m *manifest, req *Request) (Settings, error) {
 		setPtr(&s.MaxSkillsInPrompt, cfg.Skills.Limits.MaxSkillsInPrompt)
 		setPtr(&s.MemoryCitations, cfg.Memory.Citations)
 		setPtr(&s.PlanTool, cfg.Tools.Experimental.PlanTool)
-		s.BootstrapReplace = cfg.Bootstrap.Replace
+		s.BootstrapReplace = maps.Clone(cfg.Bootstrap.Replace) // the result must not share the config's map
 		for id, p := range cfg.Plugins {
 			s.Plugins[id] = p.Enabled != nil && *p.Enabled
 		}

@@ -7,7 +7,9 @@ import (
 )
 
 // normalizeBlock prepares provider text for the prompt: CRLF to LF,
-// trailing spaces stripped from each line, trimmed. Empty means absent.
+// trailing spaces stripped from each line, runs of blank lines folded to
+// one (the prompt never holds more outside workspace files), trimmed.
+// Empty means absent.
 func normalizeBlock(s string) string {
 	if s == "" {
 		return ""
@@ -17,7 +19,7 @@ func normalizeBlock(s string) string {
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " \t")
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
+	return tidy(strings.Join(lines, "\n"), nil)
 }
 
 // merged is several contributions combined (SPEC 5.2): prefixes and
@@ -43,8 +45,6 @@ func mergeContributions(list []Contribution) merged {
 		for _, k := range sortedKeys(c.SectionOverrides) {
 			if v := normalizeBlock(c.SectionOverrides[k]); v != "" {
 				overrides[k] = v
-			} else {
-				delete(overrides, k)
 			}
 		}
 	}

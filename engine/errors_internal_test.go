@@ -73,11 +73,11 @@ func TestMergeContributions(t *testing.T) {
 	m := mergeContributions([]Contribution{
 		{StablePrefix: "A  \r\nB\n\n", DynamicSuffix: "", SectionOverrides: map[string]string{"tool_call_style": "one", "execution_bias": "x"}},
 		{StablePrefix: "A\nB", DynamicSuffix: "  s1 ", SectionOverrides: map[string]string{"tool_call_style": "two", "execution_bias": "  "}},
-		{StablePrefix: "C", DynamicSuffix: "s2"},
+		{StablePrefix: "C\n\n\n\nD", DynamicSuffix: "s2"},
 	})
-	assert.Equal(t, "A\nB\n\nC", m.stablePrefix)
+	assert.Equal(t, "A\nB\n\nC\n\nD", m.stablePrefix, "blank-line runs fold like template output")
 	assert.Equal(t, "s1\n\ns2", m.dynamicSuffix)
-	assert.Equal(t, map[string]string{"tool_call_style": "two"}, m.overrides, "later wins; an empty override removes")
+	assert.Equal(t, map[string]string{"tool_call_style": "two", "execution_bias": "x"}, m.overrides, "later wins; an empty override is absent, not a deletion")
 }
 
 func TestAssembleOffsets(t *testing.T) {

@@ -368,7 +368,15 @@ func (p *pack) validateManifest(src string) ErrorList {
 			h.files = m.Harnesses[d.hIndex].Files
 		}
 		inHarness := map[string]string{} // section id -> layer
+		overrides := map[string]string{} // override key -> section id
 		layerNames := map[string]bool{}
+		if len(d.layers) == 0 && d.hIndex >= 0 {
+			line := 0
+			if d.hIndex < len(harnessLines) {
+				line = harnessLines[d.hIndex]
+			}
+			fail(line, 1, "harness %q declares no [[harness.layer]], so it would render nothing", d.harness)
+		}
 		for li, ld := range d.layers {
 			pos := func(ei int) (int, int) {
 				p := positions[listKey{harness: d.hIndex, layer: li, elem: ei}]
@@ -402,6 +410,12 @@ func (p *pack) validateManifest(src string) ErrorList {
 				}
 				inHarness[id] = ld.Name
 				listed[id] = true
+				if sec.override != "" {
+					if other, dup := overrides[sec.override]; dup {
+						fail(l, c, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, id, sec.override, d.harness)
+					}
+					overrides[sec.override] = id
+				}
 				if sec.layer != ld.Name {
 					fail(l, c, "section %q declares layer %q but is listed in layer %q", id, sec.layer, ld.Name)
 				}
@@ -454,6 +468,12 @@ func (p *pack) validateManifest(src string) ErrorList {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
+		if sec := p.sections[id]; id != m.IdentitySection && sec.hasMode(ModeNone) {
+			p.warnings = append(p.warnings, &Error{Phase: PhaseFrontMatter, File: sec.file, Line: 2, Col: 1, Section: id,
+				Err: fmt.Errorf("declares mode none, but mode none renders only the identity section %q", m.IdentitySection)})
+		}
+	}
+	for _, id := range ids {
 		if !listed[id] {
 			p.warnings = append(p.warnings, &Error{Phase: PhaseManifest, File: p.sections[id].file, Line: 1, Col: 1,
 				Err: fmt.Errorf("section %q is listed in no layer of %s, so it never renders", id, manifestPath)})
@@ -478,7 +498,7 @@ func sectionListPositions(src string) map[listKey]srcPos {
 	inHarnessLayer := false
 	lines := strings.Split(src, "\n")
 	for i := 0; i < len(lines); i++ {
-		t := strings.TrimSpace(lines[i])
+		t := tableHeader(lines[i])
 		switch {
 		case t == "[[layer]]":
 			topLayer++
@@ -539,4 +559,30 @@ func sectionListPositions(src string) map[listKey]srcPos {
 		}
 	}
 	return out
+}
+
+// tableHeader returns a TOML header line in canonical form ("[[a.b]]",
+// "[a]"), dropping spaces and a trailing comment; other lines come back
+// trimmed.
+func tableHeader(line string) string {
+	t := strings.TrimSpace(line)
+	if !strings.HasPrefix(t, "[") {
+		return t
+	}
+	if i := strings.Index(t, "#"); i >= 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	open := "["
+	if strings.HasPrefix(t, "[[") {
+		open = "[["
+	}
+	closer := strings.Repeat("]", len(open))
+	if !strings.HasSuffix(t, closer) {
+		return t
+	}
+	parts := strings.Split(t[len(open):len(t)-len(closer)], ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return open + strings.Join(parts, ".") + closer
 }

@@ -147,6 +147,22 @@ func TestBrokenPacks(t *testing.T) {
 			want:     "sections/identity.md.tmpl:2:1: section identity: the identity section must declare mode none: it is what mode none renders",
 		},
 		{
+			name:     "harness without layers",
+			manifest: manifest(`"identity"`) + "\n[[harness]]\nname = \"empty\"\n",
+			want:     `sections/manifest.toml:8:1: harness "empty" declares no [[harness.layer]], so it would render nothing`,
+		},
+		{
+			name:     "two sections claim one override",
+			manifest: manifest(`"identity", "a", "b"`),
+			sections: map[string]string{"a": section(stable+"\noverride = \"tool_call_style\"", "x"), "b": section(stable+"\noverride = \"tool_call_style\"", "y")},
+			want:     `sections/manifest.toml:6:30: sections "a" and "b" both declare override "tool_call_style" in harness "embedded": a provider's text would appear twice`,
+		},
+		{
+			name:     "headers with spaces and comments keep positions",
+			manifest: "identity_section = \"identity\"\nboundary = \"<!-- B -->\"\n[[ layer ]] # the only one\nname = \"system\"\nsections = [\"identity\", \"ghost\"]\n",
+			want:     `sections/manifest.toml:5:25: section "ghost" has no file sections/ghost.md.tmpl`,
+		},
+		{
 			name:     "unknown override",
 			manifest: manifest(`"identity", "a"`),
 			sections: map[string]string{"a": section(stable+"\noverride = \"tone\"", "x")},
@@ -166,6 +182,14 @@ func TestBrokenPacks(t *testing.T) {
 			require.True(t, errors.As(res.Errors, &e))
 		})
 	}
+}
+
+func TestModeNoneOutsideIdentityIsAWarning(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "extra"`), map[string]string{"extra": section("modes = [\"full\", \"none\"]\ntier = \"stable\"", "x")})
+	res := engine.Lint(p)
+	require.Empty(t, res.Errors)
+	require.Len(t, res.Warnings, 1)
+	assert.Equal(t, `sections/extra.md.tmpl:2:1: section extra: declares mode none, but mode none renders only the identity section "identity"`, res.Warnings[0].Error())
 }
 
 func TestUnlistedSectionIsAWarning(t *testing.T) {

@@ -64,6 +64,7 @@ type Omission struct {
 // Omission reasons.
 const (
 	OmitMode  = "mode not declared"
+	OmitNone  = "mode none renders only the identity section"
 	OmitEmpty = "rendered empty"
 )
 
@@ -245,8 +246,11 @@ func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib me
 
 // renderSection executes one section, or takes its provider override.
 func (e *Engine) renderSection(set *renderSet, sec *section, req *Request, contrib merged, v views, protected []string) (sectionOutcome, error) {
-	if !sec.hasMode(req.Mode) || (req.Mode == ModeNone && sec.id != e.pack.manifest.IdentitySection) {
+	if !sec.hasMode(req.Mode) {
 		return sectionOutcome{reason: OmitMode}, nil
+	}
+	if req.Mode == ModeNone && sec.id != e.pack.manifest.IdentitySection {
+		return sectionOutcome{reason: OmitNone}, nil
 	}
 	var o sectionOutcome
 	if text, ok := contrib.overrides[sec.override]; ok && sec.override != "" {

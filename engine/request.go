@@ -214,7 +214,8 @@ func (r *Request) validate() error {
 		}
 	}
 	if r.Timezone != "" {
-		if _, err := loadZone(r.Timezone); err != nil {
+		// "Local" would make the output depend on the machine.
+		if _, err := loadZone(r.Timezone); err != nil || r.Timezone == "Local" {
 			return &keyError{key: "timezone", err: fmt.Errorf("timezone %q is not a known IANA zone", r.Timezone)}
 		}
 	}

@@ -52,6 +52,7 @@ func TestParseRequestErrors(t *testing.T) {
 		{"bad delivery", "[channel]\ndelivery = \"pigeon\"\n", `r:2:1: channel.delivery = "pigeon" is not allowed (want automatic, message_tool_only)`},
 		{"bad date", "date = \"yesterday\"\n", `r:1:1: date "yesterday" is not an RFC 3339 time such as 2026-11-30T09:15:00Z`},
 		{"bad zone", "timezone = \"Nowhere/Town\"\n", `r:1:1: timezone "Nowhere/Town" is not a known IANA zone`},
+		{"machine zone", "timezone = \"Local\"\n", `r:1:1: timezone "Local" is not a known IANA zone`},
 		{"bad override", "[[contributions]]\nsection_overrides = { safety = \"x\" }\n", `r:2:23: contributions[0]: unknown section override "safety" (want execution_bias, interaction_style, tool_call_style)`},
 		{"json unknown", "{\n  \"mode\": \"full\",\n  \"moed\": 1\n}", `r:3:3: unknown key "moed"`},
 		{"json type", "{\"mode\": 3}", `r:1:10: key "mode": cannot use a JSON number here (want engine.Mode)`},
