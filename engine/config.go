@@ -183,11 +183,18 @@ const (
 	DefaultHeartbeatPrompt        = "Read HEARTBEAT.md if it exists and follow it. If nothing needs attention, reply HEARTBEAT_OK."
 )
 
-// Resolve applies built-in defaults < pack manifest < agents.defaults <
-// agents.list[agent] < request, and returns the settings for one render.
-// cfg may be nil. An unknown agent id is an error (a typo would otherwise
-// render the defaults silently).
-func Resolve(cfg *Config, m *manifest, req *Request) (Settings, error) {
+// Resolve returns the settings a render of req would use: built-in
+// defaults < the pack manifest < agents.defaults < agents.list[req.Agent]
+// < the request. This is the config resolver of SPEC §1, exposed so a
+// runtime can see (and log) what a render will be configured with.
+func (e *Engine) Resolve(req Request) (Settings, error) {
+	return resolve(e.opts.config, &e.pack.manifest, &req)
+}
+
+// resolve applies the precedence for cfg (which may be nil) and m. An
+// unknown agent id is an error when the config lists agents (a typo would
+// otherwise render the defaults silently).
+func resolve(cfg *Config, m *manifest, req *Request) (Settings, error) {
 	s := Settings{
 		Agent:                  req.Agent,
 		BootstrapMaxChars:      DefaultBootstrapMaxChars,

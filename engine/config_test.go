@@ -48,7 +48,7 @@ func TestResolvePrecedence(t *testing.T) {
 	require.NoError(t, err)
 
 	// Defaults only.
-	s, err := engine.Resolve(cfg, nil, &engine.Request{Agent: "main"})
+	s, err := resolveWith(t, cfg, engine.Request{Agent: "main"})
 	require.NoError(t, err)
 	assert.Equal(t, 9000, s.BootstrapMaxChars, "agents.defaults beats the built-in default")
 	assert.Equal(t, 60000, s.BootstrapTotalMaxChars, "built-in default")
@@ -62,7 +62,7 @@ func TestResolvePrecedence(t *testing.T) {
 	assert.Equal(t, map[string]bool{"voice": true}, s.Plugins)
 
 	// The agent entry beats the defaults; the request beats both.
-	s, err = engine.Resolve(cfg, nil, &engine.Request{Agent: "scout", Timezone: "Asia/Kolkata"})
+	s, err = resolveWith(t, cfg, engine.Request{Agent: "scout", Timezone: "Asia/Kolkata"})
 	require.NoError(t, err)
 	assert.Equal(t, 4000, s.BootstrapMaxChars)
 	assert.Equal(t, "Asia/Kolkata", s.UserTimezone)
@@ -73,7 +73,7 @@ func TestResolvePrecedence(t *testing.T) {
 	assert.Equal(t, map[string]string{"gpt5": "on"}, s.PromptOverlays)
 
 	// No config: built-in defaults.
-	s, err = engine.Resolve(nil, nil, &engine.Request{})
+	s, err = resolveWith(t, nil, engine.Request{})
 	require.NoError(t, err)
 	assert.Equal(t, engine.DefaultBootstrapMaxChars, s.BootstrapMaxChars)
 	assert.Equal(t, "always", s.TruncationWarning)
@@ -83,13 +83,13 @@ func TestResolvePrecedence(t *testing.T) {
 func TestResolveUnknownAgent(t *testing.T) {
 	cfg, err := engine.ParseConfig("agents.toml", []byte(exampleConfig))
 	require.NoError(t, err)
-	_, err = engine.Resolve(cfg, nil, &engine.Request{Agent: "mian"})
+	_, err = resolveWith(t, cfg, engine.Request{Agent: "mian"})
 	require.EqualError(t, err, `agents.toml: agent "mian" is not in [[agents.list]] (known: main, scout)`)
 
 	// Without a list, every agent takes the defaults.
 	noList, err := engine.ParseConfig("agents.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 7000\n"))
 	require.NoError(t, err)
-	s, err := engine.Resolve(noList, nil, &engine.Request{Agent: "main"})
+	s, err := resolveWith(t, noList, engine.Request{Agent: "main"})
 	require.NoError(t, err)
 	assert.Equal(t, 7000, s.BootstrapMaxChars)
 }
@@ -139,9 +139,24 @@ func TestExampleConfigParses(t *testing.T) {
 	src := mustReadFile(t, "../examples/agents.toml")
 	cfg, err := engine.ParseConfig("examples/agents.toml", src)
 	require.NoError(t, err)
-	s, err := engine.Resolve(cfg, nil, &engine.Request{Agent: "scout"})
+	s, err := resolveWith(t, cfg, engine.Request{Agent: "scout"})
 	require.NoError(t, err)
 	assert.Equal(t, 6000, s.BootstrapMaxChars)
 	assert.False(t, s.HeartbeatEnabled)
 	assert.Equal(t, "off", s.PromptOverlays["gpt5"])
+}
+
+// resolveWith resolves req for cfg over a pack without [bootstrap] or
+// [skills] defaults, so only built-in defaults, config and request count.
+func resolveWith(t *testing.T, cfg *engine.Config, req engine.Request) (engine.Settings, error) {
+	t.Helper()
+	var opts []engine.Option
+	if cfg != nil {
+		opts = append(opts, engine.WithConfig(cfg))
+	}
+	p := minimalPack(t, manifest(`"identity"`), nil)
+	addFile(p, "templates/overlays/gpt5.toml", string(mustRead(t, "templates/overlays/gpt5.toml")))
+	e, err := engine.New(p, opts...)
+	require.NoError(t, err)
+	return e.Resolve(req)
 }

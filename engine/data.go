@@ -243,3 +243,49 @@ func (e *Engine) overlayContributions(req *Request, s *Settings) ([]Contribution
 	}
 	return out, nil
 }
+
+// checkOverlaySettings refuses promptOverlays settings that no overlay of
+// the pack reads, and personalities that are neither on, off nor one of
+// the overlay's styles: a typo must not fall back to a default silently.
+func checkOverlaySettings(cfg *Config, overlays []*overlay) *Error {
+	if cfg == nil {
+		return nil
+	}
+	styles := map[string][]string{} // setting -> allowed values
+	for _, o := range overlays {
+		if o.Setting != "" {
+			styles[o.Setting] = append(styles[o.Setting], sortedKeys(o.Styles)...)
+		}
+	}
+	check := func(table string, line int, a *AgentSettings) *Error {
+		for _, name := range sortedKeys(a.PromptOverlays) {
+			allowed, known := styles[name]
+			key := table + ".promptOverlays." + name
+			if !known {
+				e := cfg.keyErr(key, line, fmt.Errorf("promptOverlays.%s: no overlay of the pack has the setting %q (have %s)", name, name, strings.Join(sortedKeys(styles), ", ")))
+				return e.(*Error)
+			}
+			p := a.PromptOverlays[name].Personality
+			if p == nil || *p == "on" || *p == "off" || slices.Contains(allowed, *p) {
+				continue
+			}
+			e := cfg.keyErr(key+".personality", line, fmt.Errorf("promptOverlays.%s.personality = %q is not allowed (want on, off, %s)", name, *p, strings.Join(allowed, ", ")))
+			return e.(*Error)
+		}
+		return nil
+	}
+	if err := check("agents.defaults", 1, &cfg.Agents.Defaults); err != nil {
+		return err
+	}
+	headers := strict.Headers(cfg.src, "agents.list")
+	for i := range cfg.Agents.List {
+		line := 1
+		if i < len(headers) {
+			line = headers[i]
+		}
+		if err := check("agents.list", line, &cfg.Agents.List[i].AgentSettings); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -104,13 +104,16 @@ func TestOverlays(t *testing.T) {
 	res := render(t, p, engine.Request{Runtime: gpt5, Contributions: []engine.Contribution{{SectionOverrides: map[string]string{"interaction_style": "## Interaction Style\nMine."}}}})
 	assert.Contains(t, res.Layers[0].Stable, "Mine.")
 
-	// An unknown style is a clear error.
+	// An unknown style, or a setting no overlay reads, is a config error
+	// at load, whatever model the first render uses.
 	cfg, err := engine.ParseConfig("c.toml", []byte("[agents.defaults.promptOverlays.gpt5]\npersonality = \"pirate\"\n"))
 	require.NoError(t, err)
-	e, err := engine.New(p, engine.WithConfig(cfg))
+	_, err = engine.New(p, engine.WithConfig(cfg))
+	require.EqualError(t, err, `c.toml:2:1: promptOverlays.gpt5.personality = "pirate" is not allowed (want on, off, friendly, terse)`)
+	cfg, err = engine.ParseConfig("c.toml", []byte("[[agents.list]]\nid = \"a\"\n[agents.list.promptOverlays.gpt6]\npersonality = \"on\"\n"))
 	require.NoError(t, err)
-	_, err = e.Render(context.Background(), engine.Request{Runtime: gpt5})
-	require.EqualError(t, err, `templates/overlays/gpt5.toml: overlay "gpt5" has no style "pirate" (have friendly, terse)`)
+	_, err = engine.New(p, engine.WithConfig(cfg))
+	require.EqualError(t, err, `c.toml:3:2: promptOverlays.gpt6: no overlay of the pack has the setting "gpt6" (have gpt5)`)
 }
 
 func TestOverlayValidation(t *testing.T) {

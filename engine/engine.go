@@ -17,7 +17,6 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -102,6 +101,9 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 		return nil, errs
 	}
 	e.pack = p
+	if err := checkOverlaySettings(e.opts.config, p.overlays); err != nil {
+		return nil, ErrorList{err}
+	}
 	master, errs := compileTemplates(p)
 	if len(errs) > 0 {
 		return nil, errs
@@ -141,18 +143,12 @@ func (e *Engine) newRenderSet() *renderSet {
 // funcMap is the base function map; include is bound per render set.
 var funcMap = sync.OnceValue(funcs.New)
 
-// definition records where a template name was defined.
-type definition struct {
-	file string
-	loc  string
-}
-
 // compileTemplates parses partials and section bodies into one set,
 // refusing a name defined twice, then runs the static checks.
 func compileTemplates(p *pack) (*template.Template, ErrorList) {
 	var errs ErrorList
 	master := template.New("").Option("missingkey=error").Funcs(funcMap())
-	defined := map[string]definition{}
+	defined := map[string]string{} // template name -> "file:line:col" of its define
 
 	add := func(file, text, sectionID string) {
 		where := func(name string) string {
@@ -170,10 +166,10 @@ func compileTemplates(p *pack) (*template.Template, ErrorList) {
 				if prev, dup := defined[name]; dup {
 					l, c := definePos(text, name)
 					errs = append(errs, &Error{Phase: PhaseParse, File: file, Line: l, Col: c, Section: sectionID,
-						Err: fmt.Errorf("template %q is defined twice: here and at %s", name, prev.loc)})
+						Err: fmt.Errorf("template %q is defined twice: here and at %s", name, prev)})
 					continue
 				}
-				defined[name] = definition{file: file, loc: where(name)}
+				defined[name] = where(name)
 			}
 			if tt.Tree == nil {
 				continue
@@ -252,6 +248,3 @@ func nodeError(tree *parse.Tree, node parse.Node, phase Phase, sectionID string,
 	l, c := splitLoc(loc)
 	return &Error{Phase: phase, File: file, Line: l, Col: c, Section: sectionID, Err: err}
 }
-
-// cloneMap copies a view map.
-func cloneMap(m map[string]any) map[string]any { return maps.Clone(m) }

@@ -89,7 +89,7 @@ func FuzzParseConfig(f *testing.F) {
 			}
 			return
 		}
-		if _, err := Resolve(cfg, nil, &Request{}); err != nil {
+		if _, err := resolve(cfg, nil, &Request{}); err != nil {
 			t.Fatalf("a valid config did not resolve: %v", err)
 		}
 	})

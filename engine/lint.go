@@ -15,13 +15,9 @@ type LintResult struct {
 func Lint(packFS fs.FS) LintResult {
 	e, err := New(packFS)
 	if err != nil {
-		var list ErrorList
-		switch err := err.(type) {
-		case ErrorList:
-			list = err
-		case *Error:
-			list = ErrorList{err}
-		default:
+		// New reports every load problem as an ErrorList.
+		list, ok := err.(ErrorList)
+		if !ok {
 			list = ErrorList{{Err: err}}
 		}
 		return LintResult{Errors: list}

@@ -87,6 +87,9 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	if err := req.validate(); err != nil {
+		if ke, ok := err.(*keyError); ok {
+			err = ke.err // its message already names the key
+		}
 		return nil, &Error{Phase: PhaseRequest, Err: err}
 	}
 	if req.Mode == "" {
@@ -102,7 +105,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	if !ok {
 		return nil, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
 	}
-	settings, err := Resolve(e.opts.config, &e.pack.manifest, &req)
+	settings, err := resolve(e.opts.config, &e.pack.manifest, &req)
 	if err != nil {
 		return nil, err
 	}

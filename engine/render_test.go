@@ -293,5 +293,5 @@ func TestRequestValidationAtRender(t *testing.T) {
 	e, err := engine.New(packWith(t, nil))
 	require.NoError(t, err)
 	_, err = e.Render(context.Background(), engine.Request{Mode: "loud"})
-	require.EqualError(t, err, `mode: mode = "loud" is not allowed (want full, minimal, none)`)
+	require.EqualError(t, err, `mode = "loud" is not allowed (want full, minimal, none)`)
 }

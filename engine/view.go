@@ -8,11 +8,12 @@ import (
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 )
 
-// Template data. A section's dot is a map from field name to value: the
-// stable view holds the stable request fields and the stable derived
-// values; the full view adds the volatile ones. With missingkey=error a
-// stable section that reads a volatile key fails, which is how the cache
-// tier is enforced at render time (lint enforces it statically too).
+// Template data. A section's dot is a struct built at init (viewType):
+// the stable view holds the stable request fields and the stable derived
+// values; the full view adds the volatile ones. A stable section that
+// reads a volatile field fails because its view has no such field, which
+// is how the cache tier is enforced at render time (New checks it
+// statically too).
 
 // Derived view keys: values the engine computes for templates.
 const (
