@@ -160,7 +160,7 @@ func ParseRequest(name string, src []byte) (Request, error) {
 			e.Err = ke.err
 			if l, c := strict.LocateKey(string(src), ke.key); l > 0 {
 				e.Line, e.Col = l, c
-			} else if l, c := jsonKeyPos(src, ke.key); l > 0 {
+			} else if l, c := strict.JSONKeyPos(src, ke.key); l > 0 {
 				e.Line, e.Col = l, c
 			}
 		}
@@ -228,17 +228,6 @@ func (r *Request) validate() error {
 		}
 	}
 	return nil
-}
-
-// jsonKeyPos finds the first `"last":` of a dotted key in a JSON document.
-func jsonKeyPos(src []byte, key string) (int, int) {
-	last := key[strings.LastIndex(key, ".")+1:]
-	i := bytes.Index(src, []byte(`"`+last+`"`))
-	if i < 0 {
-		return 0, 0
-	}
-	line := bytes.Count(src[:i], []byte("\n")) + 1
-	return line, i - (bytes.LastIndexByte(src[:i], '\n') + 1) + 1
 }
 
 // requestField is one template-visible request field and its tier.

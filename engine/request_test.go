@@ -58,6 +58,10 @@ func TestParseRequestErrors(t *testing.T) {
 		{"json type", "{\"mode\": 3}", `r:1:10: key "mode": cannot use a JSON number here (want engine.Mode)`},
 		{"json syntax", "{\"mode\": }", `r:1:10: invalid character '}' looking for beginning of value`},
 		{"json trailing", "{\"mode\": \"full\"} {}", `r:1:18: unexpected data after the JSON value`},
+		{"json wrong case", "{\"MODE\": \"none\"}", `r:1:2: unknown key "MODE"`},
+		{"json repeated key", "{\"mode\": \"full\",\n \"mode\": \"none\"}", `r:2:2: key "mode" is given twice`},
+		{"json nested unknown key", "{\"tools\": [{\"name\": \"read\"}],\n \"channel\": {\"name\": \"x\"}}", `r:2:14: unknown key "channel.name"`},
+		{"json bad value placed by path", "{\"tools\": [{\"name\": \"mode\"}],\n \"channel\": {\"delivery\": \"pigeon\"}}", `r:2:14: channel.delivery = "pigeon" is not allowed (want automatic, message_tool_only)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -262,8 +262,14 @@ func normalizeKey(k string) string {
 	return strings.Join(parts, ".")
 }
 
-// JSON decodes src into v, refusing unknown fields and trailing data.
+// JSON decodes src into v, refusing unknown, repeated and wrongly cased
+// keys and trailing data.
 func JSON(src []byte, v any) error {
+	w := newJSONWalker(src)
+	w.value(reflect.TypeOf(v), "")
+	if w.err != nil {
+		return w.err
+	}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
