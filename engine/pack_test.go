@@ -123,6 +123,18 @@ func TestBrokenPacks(t *testing.T) {
 			want:     "sections/a.md.tmpl:5:4: section a: the section data has no field Chanel (did you mean Channel?)",
 		},
 		{
+			name:     "volatile field through a variable holding the view",
+			manifest: manifest(`"identity", "a"`),
+			sections: map[string]string{"a": section(stable, "{{ $v := . }}{{ if .Workspace.BrandNew }}{{ $v.Date }}{{ end }}")},
+			want:     "sections/a.md.tmpl:5:45: section a: stable section uses volatile field Date: the cached prefix must not depend on it (move the use to a dynamic section)",
+		},
+		{
+			name:     "volatile field inside with $",
+			manifest: manifest(`"identity", "a"`),
+			sections: map[string]string{"a": section(stable, "{{ range .Tools }}{{ with $ }}{{ .Owners }}{{ end }}{{ end }}")},
+			want:     "sections/a.md.tmpl:5:34: section a: stable section uses volatile field Owners: the cached prefix must not depend on it (move the use to a dynamic section)",
+		},
+		{
 			name:     "undefined function",
 			manifest: manifest(`"identity", "a"`),
 			sections: map[string]string{"a": section(stable, "\n{{ env \"HOME\" }}")},

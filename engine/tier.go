@@ -118,7 +118,7 @@ func checkTiers(master *template.Template, p *pack) ErrorList {
 		if t == nil || t.Tree == nil {
 			continue
 		}
-		c := &tierChecker{master: master, section: id, stable: sec.tier == TierStable, seen: map[string]bool{}}
+		c := &tierChecker{master: master, section: id, stable: sec.tier == TierStable, seen: map[string]bool{}, aliases: map[string]bool{}}
 		c.list(t.Tree, t.Tree.Root, true)
 		errs = append(errs, c.errs...)
 	}
@@ -130,6 +130,7 @@ type tierChecker struct {
 	section string
 	stable  bool
 	seen    map[string]bool // partials already checked with the view as dot
+	aliases map[string]bool // variables holding the view ($v := .)
 	errs    ErrorList
 }
 
@@ -167,7 +168,7 @@ func (c *tierChecker) node(tree *parse.Tree, n parse.Node, root bool) {
 		c.list(tree, n.ElseList, root)
 	case *parse.WithNode:
 		c.pipe(tree, n.Pipe, root)
-		c.list(tree, n.List, false)
+		c.list(tree, n.List, c.isView(n.Pipe, root)) // {{ with $ }} keeps the view as dot
 		c.list(tree, n.ElseList, root)
 	case *parse.RangeNode:
 		c.pipe(tree, n.Pipe, root)
@@ -182,6 +183,11 @@ func (c *tierChecker) node(tree *parse.Tree, n parse.Node, root bool) {
 func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root bool) {
 	if p == nil {
 		return
+	}
+	// {{ $v := . }} makes $v another name for the view; binding it to
+	// anything else ends that.
+	for _, v := range p.Decl {
+		c.aliases[v.Ident[0]] = c.isView(&parse.PipeNode{Cmds: p.Cmds}, root)
 	}
 	for _, cmd := range p.Cmds {
 		for _, a := range cmd.Args {
@@ -201,7 +207,7 @@ func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root bool) {
 			c.field(tree, at(a.Pos, a.Ident, 1), a.Ident[0])
 		}
 	case *parse.VariableNode:
-		if len(a.Ident) > 1 && a.Ident[0] == "$" {
+		if len(a.Ident) > 1 && (a.Ident[0] == "$" || c.aliases[a.Ident[0]]) {
 			c.field(tree, at(a.Pos, a.Ident, 0), a.Ident[1])
 		}
 	case *parse.ChainNode:
@@ -211,22 +217,24 @@ func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root bool) {
 	}
 }
 
-// call follows a partial invoked with the whole view ("." at the top
-// level, or "$") as its dot.
-func (c *tierChecker) call(name string, p *parse.PipeNode, root bool) {
+// isView reports whether a pipeline is the whole view: "." where dot is
+// the view, "$", or a variable bound to the view.
+func (c *tierChecker) isView(p *parse.PipeNode, root bool) bool {
 	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
-		return
+		return false
 	}
 	switch a := p.Cmds[0].Args[0].(type) {
 	case *parse.DotNode:
-		if !root {
-			return
-		}
+		return root
 	case *parse.VariableNode:
-		if len(a.Ident) != 1 || a.Ident[0] != "$" {
-			return
-		}
-	default:
+		return len(a.Ident) == 1 && (a.Ident[0] == "$" || c.aliases[a.Ident[0]])
+	}
+	return false
+}
+
+// call follows a partial invoked with the whole view as its dot.
+func (c *tierChecker) call(name string, p *parse.PipeNode, root bool) {
+	if !c.isView(p, root) {
 		return
 	}
 	if c.seen[name] {
