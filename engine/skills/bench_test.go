@@ -50,4 +50,18 @@ func BenchmarkSkills(b *testing.B) {
 		cache := &Cache{}
 		run(b, func() Options { return Options{Home: "/home/ana", Cache: cache} })
 	})
+	// catalog: the catalog build alone, from a discovery already in hand
+	// (eligibility, sorting, budget), without re-checking the files.
+	b.Run("catalog", func(b *testing.B) {
+		found, err := Discover(context.Background(), roots, Options{Home: "/home/ana", Cache: &Cache{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			cat, err := Build(found, policy, Limits{}, measureLen)
+			if err != nil || cat.Listed == 0 {
+				b.Fatalf("listed %d, %v", cat.Listed, err)
+			}
+		}
+	})
 }
