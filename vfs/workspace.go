@@ -50,13 +50,36 @@ func (w *Workspace) Display(name string) string { return path.Join(w.root, name)
 // under root as spelled here, so symlinked roots such as macOS /tmp are not
 // recognised), and symlink chains longer than 40 hops (loops).
 func (w *Workspace) Resolve(name string) (string, error) {
+	real, _, err := w.resolve(name)
+	return real, err
+}
+
+// Lookup resolves name as Resolve does and returns the info of what it
+// leads to, as Stat would; the walk's last lstat usually serves as the
+// stat, so it costs one filesystem call per component.
+func (w *Workspace) Lookup(name string) (real string, info fs.FileInfo, err error) {
+	real, info, err = w.resolve(name)
+	if err != nil {
+		return "", nil, err
+	}
+	if info == nil {
+		if info, err = w.fsys.Stat(real); err != nil {
+			return "", nil, err
+		}
+	}
+	return real, info, nil
+}
+
+// resolve is Resolve that also returns the last component's info when the
+// walk saw it and it is not a symlink (nil otherwise).
+func (w *Workspace) resolve(name string) (string, fs.FileInfo, error) {
 	rel, reason := clean(name)
 	if reason != "" {
-		return "", &RefusedError{Name: name, Reason: reason}
+		return "", nil, &RefusedError{Name: name, Reason: reason}
 	}
 	lstater, ok := w.fsys.(afero.Lstater)
 	if !ok || rel == "." {
-		return w.real(rel), nil
+		return w.real(rel), nil, nil
 	}
 	return w.follow(name, rel, lstater)
 }
@@ -74,11 +97,12 @@ func (w *Workspace) real(rel string) string {
 
 // follow walks rel one component at a time, replacing each symlink by its
 // target, while keeping the walked prefix inside the root.
-func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, error) {
+func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, fs.FileInfo, error) {
 	refuse := func(reason string) error { return &RefusedError{Name: name, Reason: reason} }
 	var done []string               // resolved components, inside root
 	todo := strings.Split(rel, "/") // components still to walk
 	hops := 0
+	var last fs.FileInfo // the info of done's last component, when not a link
 	for len(todo) > 0 {
 		elem := todo[0]
 		todo = todo[1:]
@@ -87,9 +111,10 @@ func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, err
 			continue
 		case "..": // only symlink targets bring these in
 			if len(done) == 0 {
-				return "", refuse(reasonLinkOut)
+				return "", nil, refuse(reasonLinkOut)
 			}
 			done = done[:len(done)-1]
+			last = nil
 			continue
 		}
 		next := append(slices.Clip(done), elem)
@@ -100,43 +125,47 @@ func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, err
 			// in todo would make the OS fail on the missing directory;
 			// cleaning it away lexically could reach an existing file.
 			if slices.Contains(todo, "..") {
-				return "", &fs.PathError{Op: "resolve", Path: w.Display(rel), Err: fs.ErrNotExist}
+				return "", nil, &fs.PathError{Op: "resolve", Path: w.Display(rel), Err: fs.ErrNotExist}
 			}
-			return w.real(path.Join(append(next, todo...)...)), nil
+			return w.real(path.Join(append(next, todo...)...)), nil, nil
 		}
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if !lstatOK || fi.Mode()&fs.ModeSymlink == 0 {
 			// !lstatOK: no symlinks in this filesystem (MemMapFs, say).
 			if len(todo) > 0 && !fi.IsDir() {
-				return "", &fs.PathError{Op: "resolve", Path: w.Display(rel),
+				return "", nil, &fs.PathError{Op: "resolve", Path: w.Display(rel),
 					Err: fmt.Errorf("%s is not a directory: %w", strings.Join(next, "/"), fs.ErrNotExist)}
 			}
-			done = next
+			done, last = next, fi
 			continue
 		}
 		if hops++; hops > maxLinkHops {
-			return "", refuse(reasonLinkLoop)
+			return "", nil, refuse(reasonLinkLoop)
 		}
 		reader, ok := w.fsys.(afero.LinkReader)
 		if !ok {
-			return "", refuse(reasonLinkUnread)
+			return "", nil, refuse(reasonLinkUnread)
 		}
 		target, err := reader.ReadlinkIfPossible(real)
 		if err != nil {
-			return "", fmt.Errorf("resolving %s: %w", w.Display(rel), err)
+			return "", nil, fmt.Errorf("resolving %s: %w", w.Display(rel), err)
 		}
 		elems, fromRoot, ok := w.linkTarget(target)
 		if !ok {
-			return "", refuse(reasonLinkOut)
+			return "", nil, refuse(reasonLinkOut)
 		}
 		if fromRoot {
 			done = nil
 		}
+		last = nil
 		todo = append(strings.Split(elems, "/"), todo...)
 	}
-	return w.real(strings.Join(done, "/")), nil
+	if len(done) == 0 {
+		last = nil // the root itself: not walked
+	}
+	return w.real(strings.Join(done, "/")), last, nil
 }
 
 // linkTarget splits a symlink target into slash-separated components to
@@ -165,11 +194,8 @@ func (w *Workspace) linkTarget(target string) (elems string, fromRoot, ok bool) 
 // Stat resolves name and returns the info of what it leads to (in-root
 // symlinks followed).
 func (w *Workspace) Stat(name string) (fs.FileInfo, error) {
-	real, err := w.Resolve(name)
-	if err != nil {
-		return nil, err
-	}
-	return w.fsys.Stat(real)
+	_, info, err := w.Lookup(name)
+	return info, err
 }
 
 // ReadDir lists the directory name, sorted by name whatever the backing

@@ -188,6 +188,19 @@ func TestResolveSymlinks(t *testing.T) {
 			got, err := w.Resolve(tc.name)
 			require.NoError(t, err)
 			assert.Equal(t, filepath.Join(root, filepath.FromSlash(tc.want)), got)
+
+			// Lookup resolves the same way and stats what the path leads
+			// to, not the link: its info is the OS's Stat of the target.
+			real, info, err := w.Lookup(tc.name)
+			osInfo, osErr := os.Stat(got)
+			if osErr != nil {
+				assert.ErrorIs(t, err, fs.ErrNotExist)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, got, real)
+			assert.True(t, os.SameFile(osInfo, info), "Lookup(%s) stats a different file", tc.name)
+			assert.Equal(t, osInfo.Mode(), info.Mode())
 		})
 	}
 

@@ -79,16 +79,12 @@ type loaded struct {
 func (l *loader) load(c candidate) (f File, ok bool, err error) {
 	f = File{Name: c.Name, Path: c.Path, Display: l.ws.Display(c.Path), Dynamic: c.dynamic, Startup: c.startup}
 
-	real, err := l.ws.Resolve(c.Path)
+	real, info, err := l.ws.Lookup(c.Path)
 	if err != nil {
 		var refused *vfs.RefusedError
 		if c.redirected && errors.As(err, &refused) {
 			return File{}, false, fmt.Errorf("bootstrap: %s -> %s: %w", c.Name, c.Path, err)
 		}
-		return l.unavailable(f, c, err)
-	}
-	info, err := l.ws.Stat(c.Path)
-	if err != nil {
 		return l.unavailable(f, c, err)
 	}
 	if info.IsDir() {
