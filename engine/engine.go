@@ -83,6 +83,7 @@ type renderSet struct {
 	t      *template.Template
 	buf    bytes.Buffer // one section's output; reused so its capacity carries over
 	keyBuf []byte       // the stable-key encoding, reused likewise
+	fields fieldHashes  // per-render hashes of the fields dynamic sections read
 }
 
 // New loads, validates and compiles a pack.
@@ -198,6 +199,9 @@ func compileTemplates(p *pack) (*template.Template, ErrorList) {
 	errs = append(errs, checkTiers(master, p)...)
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	for _, sec := range p.sections {
+		sec.memo = newSectionMemo(sec)
 	}
 	return master, nil
 }

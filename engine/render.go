@@ -144,6 +144,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	protected := protectedTexts(files.Files)
 
 	key := stableKey(&req, h.name, derived, &set.keyBuf)
+	set.fields.reset(key)
 	memo, hit := e.memo.get(key)
 	if !hit {
 		memo = make([]memoLayer, len(h.layers))
@@ -153,7 +154,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		if hit {
 			cached = &memo[i]
 		}
-		layer, stableOutcomes, err := e.renderLayer(set, ly, &req, contrib, v, protected, cached, res)
+		layer, stableOutcomes, err := e.renderLayer(set, ly, &req, contrib, v, derived, protected, cached, res)
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +211,7 @@ func protectedTexts(files []bootstrap.File) []string {
 // not nil, holds the outcomes of the layer's stable sections from an
 // earlier render with the same stable inputs; otherwise the stable
 // outcomes are returned for the memo.
-func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib merged, v views, protected []string, cached *memoLayer, res *Result) (Layer, []sectionOutcome, error) {
+func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib merged, v views, derived map[string]any, protected []string, cached *memoLayer, res *Result) (Layer, []sectionOutcome, error) {
 	var stable, dynamic []string
 	var infos []RenderedSection
 	var stableOutcomes []sectionOutcome
@@ -222,7 +223,7 @@ func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib me
 			next++
 		} else {
 			var err error
-			if o, err = e.renderSection(set, sec, req, contrib, v, protected); err != nil {
+			if o, err = e.renderSection(set, sec, req, contrib, v, derived, protected); err != nil {
 				return Layer{}, nil, err
 			}
 			if sec.tier == TierStable {
@@ -248,7 +249,7 @@ func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib me
 }
 
 // renderSection executes one section, or takes its provider override.
-func (e *Engine) renderSection(set *renderSet, sec *section, req *Request, contrib merged, v views, protected []string) (sectionOutcome, error) {
+func (e *Engine) renderSection(set *renderSet, sec *section, req *Request, contrib merged, v views, derived map[string]any, protected []string) (sectionOutcome, error) {
 	if !sec.hasMode(req.Mode) {
 		return sectionOutcome{reason: OmitMode}, nil
 	}
@@ -258,16 +259,27 @@ func (e *Engine) renderSection(set *renderSet, sec *section, req *Request, contr
 	var o sectionOutcome
 	if text, ok := contrib.overrides[sec.override]; ok && sec.override != "" {
 		o.out, o.overridden = text, true
+	} else if sec.memo != nil {
+		key := set.fields.key(sec.memo, req, derived)
+		raw, ok := sec.memo.get(key)
+		if !ok {
+			var err error
+			if raw, err = e.execSection(set, sec, sec.memo.view.build(req, derived)); err != nil {
+				return o, err
+			}
+			sec.memo.put(key, raw)
+		}
+		o.out = tidy(raw, protected)
 	} else {
 		dot := v.full
 		if sec.tier == TierStable {
 			dot = v.stable
 		}
-		set.buf.Reset()
-		if err := set.t.ExecuteTemplate(&set.buf, sec.file, dot); err != nil {
-			return o, execError(sec, err)
+		raw, err := e.execSection(set, sec, dot)
+		if err != nil {
+			return o, err
 		}
-		o.out = tidy(set.buf.String(), protected)
+		o.out = tidy(raw, protected)
 	}
 	o.out = neutralizeBoundary(o.out, e.pack.manifest.Boundary)
 	if o.out == "" {
@@ -276,6 +288,15 @@ func (e *Engine) renderSection(set *renderSet, sec *section, req *Request, contr
 	}
 	o.chars = utf8.RuneCountInString(o.out)
 	return o, nil
+}
+
+// execSection executes a section's template against dot.
+func (e *Engine) execSection(set *renderSet, sec *section, dot any) (string, error) {
+	set.buf.Reset()
+	if err := set.t.ExecuteTemplate(&set.buf, sec.file, dot); err != nil {
+		return "", execError(sec, err)
+	}
+	return set.buf.String(), nil
 }
 
 // assemble joins the sections around the boundary and records offsets.

@@ -109,7 +109,9 @@ func walkBranch(b *parse.BranchNode, visit func(parse.Node)) {
 // checkTiers finds sections that read a field the view does not have, and
 // stable sections that read a volatile field: .Field at the top level of
 // the section (where dot is the view), $.Field anywhere, and the same
-// inside partials called with the view as their dot.
+// inside partials called with the view as their dot. It also records, on
+// each section, the fields it reads and whether the view escapes (see
+// section.reads), which the dynamic-section memo relies on.
 func checkTiers(master *template.Template, p *pack) ErrorList {
 	var errs ErrorList
 	for _, id := range sortedKeys(p.sections) {
@@ -118,9 +120,11 @@ func checkTiers(master *template.Template, p *pack) ErrorList {
 		if t == nil || t.Tree == nil {
 			continue
 		}
-		c := &tierChecker{master: master, section: id, stable: sec.tier == TierStable, seen: map[string]bool{}, aliases: map[string]bool{}}
+		c := &tierChecker{master: master, section: id, stable: sec.tier == TierStable,
+			seen: map[string]bool{}, aliases: map[string]bool{}, reads: map[string]bool{}}
 		c.list(t.Tree, t.Tree.Root, true)
 		errs = append(errs, c.errs...)
+		sec.reads, sec.opaque = sortedKeys(c.reads), c.opaque
 	}
 	return errs
 }
@@ -132,10 +136,18 @@ type tierChecker struct {
 	seen    map[string]bool // partials already checked with the view as dot
 	aliases map[string]bool // variables holding the view ($v := .)
 	errs    ErrorList
+
+	// reads are the top-level fields read. opaque is set when the view is
+	// used other than by naming its fields (printed, passed to a function,
+	// a variable bound to it in one place and to something else in
+	// another): then what the section reads cannot be known statically.
+	reads  map[string]bool
+	opaque bool
 }
 
 // field checks one top-level field name read at node n.
 func (c *tierChecker) field(tree *parse.Tree, n parse.Node, name string) {
+	c.reads[name] = true
 	switch {
 	case !viewKeys[name]:
 		hint := "fields: " + strings.Join(sortedKeys(viewKeys), ", ")
@@ -161,39 +173,55 @@ func (c *tierChecker) list(tree *parse.Tree, l *parse.ListNode, root bool) {
 func (c *tierChecker) node(tree *parse.Tree, n parse.Node, root bool) {
 	switch n := n.(type) {
 	case *parse.ActionNode:
-		c.pipe(tree, n.Pipe, root)
+		c.pipe(tree, n.Pipe, root, len(n.Pipe.Decl) > 0)
 	case *parse.IfNode:
-		c.pipe(tree, n.Pipe, root)
+		c.pipe(tree, n.Pipe, root, false)
 		c.list(tree, n.List, root)
 		c.list(tree, n.ElseList, root)
 	case *parse.WithNode:
-		c.pipe(tree, n.Pipe, root)
+		c.pipe(tree, n.Pipe, root, true)
 		c.list(tree, n.List, c.isView(n.Pipe, root)) // {{ with $ }} keeps the view as dot
 		c.list(tree, n.ElseList, root)
 	case *parse.RangeNode:
-		c.pipe(tree, n.Pipe, root)
+		c.pipe(tree, n.Pipe, root, false)
 		c.list(tree, n.List, false)
 		c.list(tree, n.ElseList, root)
 	case *parse.TemplateNode:
-		c.pipe(tree, n.Pipe, root)
+		c.pipe(tree, n.Pipe, root, true)
 		c.call(n.Name, n.Pipe, root)
 	}
 }
 
-func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root bool) {
+// pipe checks a pipeline. wholeViewOK says the pipeline may be the whole
+// view without it escaping: it is bound to a variable, made dot by with,
+// or passed to a partial, all of which the checker follows.
+func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root, wholeViewOK bool) {
 	if p == nil {
 		return
 	}
+	isView := c.isView(&parse.PipeNode{Cmds: p.Cmds}, root)
 	// {{ $v := . }} makes $v another name for the view; binding it to
-	// anything else ends that.
+	// anything else ends that. A name bound both ways is opaque to the
+	// walk, which does not track variable scopes.
 	for _, v := range p.Decl {
-		c.aliases[v.Ident[0]] = c.isView(&parse.PipeNode{Cmds: p.Cmds}, root)
+		name := v.Ident[0]
+		if was, ok := c.aliases[name]; (ok && was != isView) || name == "$" {
+			c.opaque = true
+		}
+		c.aliases[name] = isView
+	}
+	if isView && wholeViewOK {
+		return
 	}
 	for _, cmd := range p.Cmds {
-		for _, a := range cmd.Args {
+		name, calls := calledTemplate(cmd)
+		for i, a := range cmd.Args {
+			if calls && i == 2 && c.isView(&parse.PipeNode{Cmds: []*parse.CommandNode{{Args: cmd.Args[2:3]}}}, root) {
+				continue // include "x" . — followed by call below
+			}
 			c.arg(tree, a, root)
 		}
-		if name, ok := calledTemplate(cmd); ok && len(cmd.Args) >= 3 {
+		if calls && len(cmd.Args) >= 3 {
 			c.call(name, &parse.PipeNode{Cmds: []*parse.CommandNode{{Args: cmd.Args[2:3]}}}, root)
 		}
 	}
@@ -201,19 +229,27 @@ func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root bool) {
 
 func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root bool) {
 	switch a := a.(type) {
+	case *parse.DotNode:
+		if root {
+			c.opaque = true // the whole view as a value
+		}
 	case *parse.FieldNode:
 		if root {
 			// A chained field's position is its second element's.
 			c.field(tree, at(a.Pos, a.Ident, 1), a.Ident[0])
 		}
 	case *parse.VariableNode:
-		if len(a.Ident) > 1 && (a.Ident[0] == "$" || c.aliases[a.Ident[0]]) {
+		isViewVar := a.Ident[0] == "$" || c.aliases[a.Ident[0]]
+		switch {
+		case len(a.Ident) > 1 && isViewVar:
 			c.field(tree, at(a.Pos, a.Ident, 0), a.Ident[1])
+		case isViewVar:
+			c.opaque = true
 		}
 	case *parse.ChainNode:
 		c.arg(tree, a.Node, root)
 	case *parse.PipeNode:
-		c.pipe(tree, a, root)
+		c.pipe(tree, a, root, false)
 	}
 }
 

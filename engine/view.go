@@ -166,14 +166,19 @@ var derivedTypes = map[string]reflect.Type{
 	keyOverrides:     reflect.TypeFor[OverrideSet](),
 }
 
-var stableView, fullView = newViewType(false), newViewType(true)
+var (
+	stableView = newViewType(func(name string) bool { return !volatileKeys[name] })
+	fullView   = newViewType(func(string) bool { return true })
+)
 
-func newViewType(full bool) viewType {
+// newViewType builds the view type holding the fields keep accepts, in
+// the full view's order.
+func newViewType(keep func(name string) bool) viewType {
 	var vt viewType
 	var sf []reflect.StructField
 	rt := reflect.TypeFor[Request]()
 	for _, f := range requestFields {
-		if f.tier == TierDynamic && !full {
+		if !keep(f.key) {
 			continue
 		}
 		typ := rt.Field(f.index).Type
@@ -184,7 +189,7 @@ func newViewType(full bool) viewType {
 		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index})
 	}
 	for _, k := range append(append([]string{}, derivedStable...), derivedVolatile...) {
-		if volatileKeys[k] && !full {
+		if !keep(k) {
 			continue
 		}
 		sf = append(sf, reflect.StructField{Name: k, Type: derivedTypes[k]})
