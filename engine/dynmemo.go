@@ -2,7 +2,6 @@ package engine
 
 import (
 	"hash/maphash"
-	"reflect"
 	"sync"
 )
 
@@ -99,7 +98,7 @@ func (h *fieldHashes) reset(stable memoKey) {
 }
 
 // field returns the hash of view field i's value in this render.
-func (h *fieldHashes) field(i int, req *Request, derived map[string]any) memoKey {
+func (h *fieldHashes) field(i int, req *Request, d *derived) memoKey {
 	f := fullView.fields[i]
 	if !volatileKeys[f.name] {
 		return h.stable
@@ -108,21 +107,17 @@ func (h *fieldHashes) field(i int, req *Request, derived map[string]any) memoKey
 		return h.sums[i]
 	}
 	k := &keyHasher{buf: h.buf[:0]}
-	if f.request >= 0 {
-		k.value(reflect.ValueOf(req).Elem().Field(f.request))
-	} else {
-		k.value(reflect.ValueOf(derived[f.name]))
-	}
+	k.value(f.value(req, d))
 	h.buf = k.buf
 	h.sums[i], h.done[i] = k.sum(), true
 	return h.sums[i]
 }
 
 // key is the memo key of a section in this render.
-func (h *fieldHashes) key(m *sectionMemo, req *Request, derived map[string]any) memoKey {
+func (h *fieldHashes) key(m *sectionMemo, req *Request, d *derived) memoKey {
 	var k memoKey
 	for _, i := range m.deps {
-		s := h.field(i, req, derived)
+		s := h.field(i, req, d)
 		// Order matters; fold each field's hash in with a cheap mix.
 		k[0] = mix(memoSeeds[0], k[0], s[0])
 		k[1] = mix(memoSeeds[1], k[1], s[1])

@@ -222,8 +222,10 @@ func (k *keyHasher) value(v reflect.Value) {
 
 // stableKey hashes everything the stable sections can see: the stable
 // request fields, the harness and mode, and the derived stable values.
-// buf is scratch space the caller keeps between renders.
-func stableKey(req *Request, harness string, derived map[string]any, buf *[]byte) memoKey {
+// ToolLines and Pack are left out: they are functions of the request's
+// tools and of the pack, which the key already covers. buf is scratch
+// space the caller keeps between renders.
+func stableKey(req *Request, harness string, d *derived, buf *[]byte) memoKey {
 	k := &keyHasher{buf: (*buf)[:0]}
 	defer func() { *buf = k.buf }()
 	k.string(harness)
@@ -234,9 +236,13 @@ func stableKey(req *Request, harness string, derived map[string]any, buf *[]byte
 			k.value(rv.Field(f.index))
 		}
 	}
+	dv := reflect.ValueOf(d).Elem()
 	for _, name := range derivedStable {
+		if name == keyToolLines || name == keyPack {
+			continue
+		}
 		k.string(name)
-		k.value(reflect.ValueOf(derived[name]))
+		k.value(dv.Field(derivedIndex[name]))
 	}
 	return k.sum()
 }

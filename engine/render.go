@@ -128,22 +128,19 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	res.Skills = catalog
-	derived := map[string]any{
-		keyOverrides:     OverrideSet(contrib.overrides),
-		keyToolLines:     toolLines(e.pack.tools, req.Tools),
-		keySkills:        newSkillsView(catalog),
-		keyConfig:        settings,
-		keyPack:          PackInfo{Product: e.pack.manifest.Product, Vars: e.pack.manifest.Vars},
-		keyFiles:         FileList(files.Stable()),
-		keyStablePrefix:  contrib.stablePrefix,
-		keyDynamicFiles:  FileList(files.Dynamic()),
-		keyDynamicSuffix: contrib.dynamicSuffix,
-		keyTruncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
-	}
-	v := buildViews(&req, derived)
-	protected := protectedTexts(files.Files)
+	st := &renderState{e: e, set: set, req: &req, contrib: contrib, protected: protectedTexts(files.Files), d: derived{
+		Overrides:     OverrideSet(contrib.overrides),
+		Skills:        newSkillsView(catalog),
+		Config:        settings,
+		Pack:          PackInfo{Product: e.pack.manifest.Product, Vars: e.pack.manifest.Vars},
+		Files:         FileList(files.Stable()),
+		StablePrefix:  contrib.stablePrefix,
+		DynamicFiles:  FileList(files.Dynamic()),
+		DynamicSuffix: contrib.dynamicSuffix,
+		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
+	}}
 
-	key := stableKey(&req, h.name, derived, &set.keyBuf)
+	key := stableKey(&req, h.name, &st.d, &set.keyBuf)
 	set.fields.reset(key)
 	memo, hit := e.memo.get(key)
 	if !hit {
@@ -154,7 +151,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		if hit {
 			cached = &memo[i]
 		}
-		layer, stableOutcomes, err := e.renderLayer(set, ly, &req, contrib, v, derived, protected, cached, res)
+		layer, stableOutcomes, err := st.renderLayer(ly, cached, res)
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +208,7 @@ func protectedTexts(files []bootstrap.File) []string {
 // not nil, holds the outcomes of the layer's stable sections from an
 // earlier render with the same stable inputs; otherwise the stable
 // outcomes are returned for the memo.
-func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib merged, v views, derived map[string]any, protected []string, cached *memoLayer, res *Result) (Layer, []sectionOutcome, error) {
+func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (Layer, []sectionOutcome, error) {
 	var stable, dynamic []string
 	var infos []RenderedSection
 	var stableOutcomes []sectionOutcome
@@ -223,7 +220,7 @@ func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib me
 			next++
 		} else {
 			var err error
-			if o, err = e.renderSection(set, sec, req, contrib, v, derived, protected); err != nil {
+			if o, err = st.renderSection(sec); err != nil {
 				return Layer{}, nil, err
 			}
 			if sec.tier == TierStable {
@@ -245,43 +242,78 @@ func (e *Engine) renderLayer(set *renderSet, ly *layer, req *Request, contrib me
 	if cached != nil {
 		sha = cached.sha256
 	}
-	return assemble(ly.name, e.pack.manifest.Boundary, stable, dynamic, infos, sha), stableOutcomes, nil
+	return assemble(ly.name, st.e.pack.manifest.Boundary, stable, dynamic, infos, sha), stableOutcomes, nil
+}
+
+// renderState is what the sections of one render share. The views and
+// the tool lines are built on first use: with both memos warm, a render
+// may need neither.
+type renderState struct {
+	e         *Engine
+	set       *renderSet
+	req       *Request
+	contrib   merged
+	d         derived
+	protected []string // injected texts that tidy leaves alone
+
+	toolLinesDone bool
+	stable, full  any
+}
+
+// view builds a view of type vt for this render.
+func (st *renderState) view(vt *viewType) any {
+	if vt.toolLines && !st.toolLinesDone {
+		st.d.ToolLines = toolLines(st.e.pack.tools, st.req.Tools)
+		st.toolLinesDone = true
+	}
+	return vt.build(st.req, &st.d)
 }
 
 // renderSection executes one section, or takes its provider override.
-func (e *Engine) renderSection(set *renderSet, sec *section, req *Request, contrib merged, v views, derived map[string]any, protected []string) (sectionOutcome, error) {
+func (st *renderState) renderSection(sec *section) (sectionOutcome, error) {
+	req, boundary := st.req, st.e.pack.manifest.Boundary
 	if !sec.hasMode(req.Mode) {
 		return sectionOutcome{reason: OmitMode}, nil
 	}
-	if req.Mode == ModeNone && sec.id != e.pack.manifest.IdentitySection {
+	if req.Mode == ModeNone && sec.id != st.e.pack.manifest.IdentitySection {
 		return sectionOutcome{reason: OmitNone}, nil
 	}
 	var o sectionOutcome
-	if text, ok := contrib.overrides[sec.override]; ok && sec.override != "" {
+	var raw string
+	switch text, ok := st.contrib.overrides[sec.override]; {
+	case ok && sec.override != "":
 		o.out, o.overridden = text, true
-	} else if sec.memo != nil {
-		key := set.fields.key(sec.memo, req, derived)
-		raw, ok := sec.memo.get(key)
-		if !ok {
+	case sec.memo != nil:
+		key := st.set.fields.key(sec.memo, req, &st.d)
+		var hit bool
+		if raw, hit = sec.memo.get(key); !hit {
 			var err error
-			if raw, err = e.execSection(set, sec, sec.memo.view.build(req, derived)); err != nil {
+			if raw, err = st.exec(sec, st.view(&sec.memo.view)); err != nil {
 				return o, err
 			}
 			sec.memo.put(key, raw)
 		}
-		o.out = tidy(raw, protected)
-	} else {
-		dot := v.full
-		if sec.tier == TierStable {
-			dot = v.stable
+	case sec.tier == TierStable:
+		if st.stable == nil {
+			st.stable = st.view(&stableView)
 		}
-		raw, err := e.execSection(set, sec, dot)
-		if err != nil {
+		var err error
+		if raw, err = st.exec(sec, st.stable); err != nil {
 			return o, err
 		}
-		o.out = tidy(raw, protected)
+	default:
+		if st.full == nil {
+			st.full = st.view(&fullView)
+		}
+		var err error
+		if raw, err = st.exec(sec, st.full); err != nil {
+			return o, err
+		}
 	}
-	o.out = neutralizeBoundary(o.out, e.pack.manifest.Boundary)
+	if !o.overridden {
+		o.out = tidy(raw, st.protected)
+	}
+	o.out = neutralizeBoundary(o.out, boundary)
 	if o.out == "" {
 		o.reason = OmitEmpty
 		return o, nil
@@ -290,8 +322,9 @@ func (e *Engine) renderSection(set *renderSet, sec *section, req *Request, contr
 	return o, nil
 }
 
-// execSection executes a section's template against dot.
-func (e *Engine) execSection(set *renderSet, sec *section, dot any) (string, error) {
+// exec executes a section's template against dot.
+func (st *renderState) exec(sec *section, dot any) (string, error) {
+	set := st.set
 	set.buf.Reset()
 	if err := set.t.ExecuteTemplate(&set.buf, sec.file, dot); err != nil {
 		return "", execError(sec, err)

@@ -143,28 +143,45 @@ func (l FileList) Only(names ...string) FileList {
 // "can't evaluate field", which is how the tier is enforced at render
 // time; a struct (unlike a map) also cannot be reached around with index.
 type viewType struct {
-	typ    reflect.Type
-	fields []viewField
+	typ       reflect.Type
+	fields    []viewField
+	toolLines bool // holds ToolLines, which renders compute only when needed
 }
 
 type viewField struct {
 	name    string
 	request int // index in Request, or -1 for a derived value
+	derived int // index in derived, or -1 for a request field
 }
 
-// derivedTypes are the Go types of the derived keys.
-var derivedTypes = map[string]reflect.Type{
-	keyConfig:        reflect.TypeFor[Settings](),
-	keyPack:          reflect.TypeFor[PackInfo](),
-	keyFiles:         reflect.TypeFor[FileList](),
-	keyStablePrefix:  reflect.TypeFor[string](),
-	keyDynamicFiles:  reflect.TypeFor[FileList](),
-	keyDynamicSuffix: reflect.TypeFor[string](),
-	keyTruncation:    reflect.TypeFor[TruncationInfo](),
-	keyToolLines:     reflect.TypeFor[[]ToolLine](),
-	keySkills:        reflect.TypeFor[SkillsView](),
-	keyOverrides:     reflect.TypeFor[OverrideSet](),
+// derived holds the values the engine computes for templates, one field
+// per derived key, named as the key.
+type derived struct {
+	Config        Settings
+	Pack          PackInfo
+	Files         FileList
+	StablePrefix  string
+	DynamicFiles  FileList
+	DynamicSuffix string
+	Truncation    TruncationInfo
+	ToolLines     []ToolLine
+	Skills        SkillsView
+	Overrides     OverrideSet
 }
+
+// derivedIndex maps each derived key to its field in derived.
+var derivedIndex = func() map[string]int {
+	m := map[string]int{}
+	t := reflect.TypeFor[derived]()
+	for _, k := range append(append([]string{}, derivedStable...), derivedVolatile...) {
+		f, ok := t.FieldByName(k)
+		if !ok {
+			panic("engine: derived has no field for key " + k)
+		}
+		m[k] = f.Index[0]
+	}
+	return m
+}()
 
 var (
 	stableView = newViewType(func(name string) bool { return !volatileKeys[name] })
@@ -186,14 +203,16 @@ func newViewType(keep func(name string) bool) viewType {
 			typ = reflect.TypeFor[ToolList]()
 		}
 		sf = append(sf, reflect.StructField{Name: f.key, Type: typ})
-		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index})
+		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index, derived: -1})
 	}
 	for _, k := range append(append([]string{}, derivedStable...), derivedVolatile...) {
 		if !keep(k) {
 			continue
 		}
-		sf = append(sf, reflect.StructField{Name: k, Type: derivedTypes[k]})
-		vt.fields = append(vt.fields, viewField{name: k, request: -1})
+		i := derivedIndex[k]
+		vt.toolLines = vt.toolLines || k == keyToolLines
+		sf = append(sf, reflect.StructField{Name: k, Type: reflect.TypeFor[derived]().Field(i).Type})
+		vt.fields = append(vt.fields, viewField{name: k, request: -1, derived: i})
 	}
 	vt.typ = reflect.StructOf(sf)
 	return vt
@@ -209,25 +228,25 @@ var viewKeys = func() map[string]bool {
 }()
 
 // build fills a view from the request and the derived values.
-func (vt viewType) build(req *Request, derived map[string]any) any {
+func (vt viewType) build(req *Request, d *derived) any {
 	v := reflect.New(vt.typ)
 	s := v.Elem()
 	rv := reflect.ValueOf(req).Elem()
+	dv := reflect.ValueOf(d).Elem()
 	for i, f := range vt.fields {
 		if f.request >= 0 {
 			s.Field(i).Set(rv.Field(f.request).Convert(vt.typ.Field(i).Type))
-		} else if d, ok := derived[f.name]; ok {
-			s.Field(i).Set(reflect.ValueOf(d))
+		} else {
+			s.Field(i).Set(dv.Field(f.derived))
 		}
 	}
 	return v.Interface()
 }
 
-// views are the two dots of one render.
-type views struct {
-	stable, full any
-}
-
-func buildViews(req *Request, derived map[string]any) views {
-	return views{stable: stableView.build(req, derived), full: fullView.build(req, derived)}
+// value returns field f of the full view: a request field or a derived one.
+func (f viewField) value(req *Request, d *derived) reflect.Value {
+	if f.request >= 0 {
+		return reflect.ValueOf(req).Elem().Field(f.request)
+	}
+	return reflect.ValueOf(d).Elem().Field(f.derived)
 }
