@@ -39,6 +39,8 @@ type Engine struct {
 	opts   options
 	subFSs sync.Map // dir -> afero.Fs rooted there (see subFS)
 	memo   *stableMemo
+	// filesHashes remembers hashes of bootstrap results (see stableKey).
+	filesHashes filesHashes
 	// catalogSizes remembers measured skills catalogs (see buildSkills).
 	catalogSizes sizeMemo
 }

@@ -6,7 +6,6 @@ import (
 	"hash/maphash"
 	"math"
 	"reflect"
-	"sort"
 	"sync"
 )
 
@@ -94,10 +93,30 @@ func (k *keyHasher) sum() memoKey {
 
 func (k *keyHasher) uint(v uint64) { k.buf = binary.LittleEndian.AppendUint64(k.buf, v) }
 
+// longString is the length from which a string is hashed on its own
+// rather than copied into the buffer (file contents, catalogs).
+const longString = 256
+
 // string writes the length first, so ("ab","c") and ("a","bc") differ.
 func (k *keyHasher) string(s string) {
 	k.uint(uint64(len(s)))
-	k.buf = append(k.buf, s...)
+	if len(s) < longString {
+		k.buf = append(k.buf, s...)
+		return
+	}
+	k.uint(maphash.String(memoSeeds[0], s))
+	k.uint(maphash.String(memoSeeds[1], s))
+}
+
+// mapEntry hashes what was written to the buffer since start (one map
+// entry), removes it, and adds its hash to sum. Entries are combined by
+// addition, so a map hashes the same in any iteration order without
+// sorting its keys.
+func (k *keyHasher) mapEntry(start int, sum *memoKey) {
+	entry := k.buf[start:]
+	sum[0] += maphash.Bytes(memoSeeds[0], entry)
+	sum[1] += maphash.Bytes(memoSeeds[1], entry)
+	k.buf = k.buf[:start]
 }
 
 // jsonish writes the values decoded JSON and TOML are made of without
@@ -132,18 +151,18 @@ func (k *keyHasher) jsonish(x any) bool {
 		}
 	case map[string]any:
 		k.uint(6)
-		keys := make([]string, 0, len(x))
-		for key := range x {
-			keys = append(keys, key)
-		}
-		sort.Strings(keys)
-		k.uint(uint64(len(keys)))
-		for _, key := range keys {
+		k.uint(uint64(len(x)))
+		var sum memoKey
+		for key, v := range x {
+			start := len(k.buf)
 			k.string(key)
-			if !k.jsonish(x[key]) {
-				k.value(reflect.ValueOf(x[key]))
+			if !k.jsonish(v) {
+				k.value(reflect.ValueOf(v))
 			}
+			k.mapEntry(start, &sum)
 		}
+		k.uint(sum[0])
+		k.uint(sum[1])
 	default:
 		return false
 	}
@@ -151,7 +170,7 @@ func (k *keyHasher) jsonish(x any) bool {
 }
 
 // value writes any value of the kinds requests, settings, files and
-// skills are made of; map keys are visited sorted.
+// skills are made of; maps hash alike in any iteration order.
 func (k *keyHasher) value(v reflect.Value) {
 	if v.IsValid() && (v.Kind() == reflect.Map || v.Kind() == reflect.Interface) && v.CanInterface() {
 		if k.jsonish(v.Interface()) {
@@ -200,13 +219,16 @@ func (k *keyHasher) value(v reflect.Value) {
 			k.uint(math.MaxUint64)
 			return
 		}
-		keys := v.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-		k.uint(uint64(len(keys)))
-		for _, key := range keys {
-			k.value(key)
-			k.value(v.MapIndex(key))
+		k.uint(uint64(v.Len()))
+		var sum memoKey
+		for it := v.MapRange(); it.Next(); {
+			start := len(k.buf)
+			k.value(it.Key())
+			k.value(it.Value())
+			k.mapEntry(start, &sum)
 		}
+		k.uint(sum[0])
+		k.uint(sum[1])
 	case reflect.Struct:
 		// Exported and unexported fields alike: time.Time and friends
 		// carry their state in unexported fields.
@@ -223,9 +245,10 @@ func (k *keyHasher) value(v reflect.Value) {
 // stableKey hashes everything the stable sections can see: the stable
 // request fields, the harness and mode, and the derived stable values.
 // ToolLines and Pack are left out: they are functions of the request's
-// tools and of the pack, which the key already covers. buf is scratch
-// space the caller keeps between renders.
-func stableKey(req *Request, harness string, d *derived, buf *[]byte) memoKey {
+// tools and of the pack, which the key already covers. filesHash, when
+// not zero, stands for Files (see filesHashes). buf is scratch space the
+// caller keeps between renders.
+func stableKey(req *Request, harness string, d *derived, filesHash memoKey, buf *[]byte) memoKey {
 	k := &keyHasher{buf: (*buf)[:0]}
 	defer func() { *buf = k.buf }()
 	k.string(harness)
@@ -238,11 +261,57 @@ func stableKey(req *Request, harness string, d *derived, buf *[]byte) memoKey {
 	}
 	dv := reflect.ValueOf(d).Elem()
 	for _, name := range derivedStable {
-		if name == keyToolLines || name == keyPack {
+		switch {
+		case name == keyToolLines || name == keyPack:
+			continue
+		case name == keyFiles && filesHash != (memoKey{}):
+			k.string(name)
+			k.uint(filesHash[0])
+			k.uint(filesHash[1])
 			continue
 		}
 		k.string(name)
 		k.value(dv.Field(derivedIndex[name]))
 	}
 	return k.sum()
+}
+
+// filesHashes remembers the hash of the stable files of recent bootstrap
+// results by their Version, so an unchanged workspace is not hashed again
+// on every render. It keys on the files' content, not the Version: an
+// edit to HEARTBEAT.md makes a new Version with the same stable files,
+// and the stable tier must still be reused.
+type filesHashes struct {
+	mu      sync.Mutex
+	entries [8]struct {
+		version uint64
+		sum     memoKey
+	}
+	next int
+}
+
+// get returns the hash of files, the stable files of the bootstrap result
+// with that version (0: not memoised, hashed every time).
+func (h *filesHashes) get(version uint64, files FileList, buf *[]byte) memoKey {
+	if version != 0 {
+		h.mu.Lock()
+		for _, e := range h.entries {
+			if e.version == version {
+				h.mu.Unlock()
+				return e.sum
+			}
+		}
+		h.mu.Unlock()
+	}
+	k := &keyHasher{buf: (*buf)[:0]}
+	k.value(reflect.ValueOf(files))
+	*buf = k.buf
+	sum := k.sum()
+	if version != 0 {
+		h.mu.Lock()
+		h.entries[h.next].version, h.entries[h.next].sum = version, sum
+		h.next = (h.next + 1) % len(h.entries)
+		h.mu.Unlock()
+	}
+	return sum
 }

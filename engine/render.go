@@ -140,7 +140,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
 	}}
 
-	key := stableKey(&req, h.name, &st.d, &set.keyBuf)
+	key := stableKey(&req, h.name, &st.d, e.filesHashes.get(files.Version, st.d.Files, &set.keyBuf), &set.keyBuf)
 	set.fields.reset(key)
 	memo, hit := e.memo.get(key)
 	if !hit {

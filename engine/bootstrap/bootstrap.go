@@ -157,6 +157,10 @@ type Result struct {
 	// injected sizes and cause of each cut file) as deterministic JSON;
 	// "" when nothing was cut. See ShouldWarn.
 	Signature string
+	// Version, when not 0, identifies this Result among those Loads over
+	// a Cache returned: two Results with the same Version are equal. A
+	// Load with a Cache and no hook sets it.
+	Version uint64
 }
 
 // Stable returns the files above the cache boundary.
@@ -188,6 +192,9 @@ func Load(ctx context.Context, ws *vfs.Workspace, opts Options) (Result, error) 
 	if opts.Markers == nil {
 		return Result{}, errors.New("bootstrap: Options.Markers is nil")
 	}
+	if r, ok := opts.Cache.reuse(ws, &opts); ok {
+		return r, nil
+	}
 	p := newPlan(opts)
 	list, err := p.candidates()
 	if err != nil {
@@ -203,7 +210,7 @@ func Load(ctx context.Context, ws *vfs.Workspace, opts Options) (Result, error) 
 		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return c.dynamic }),
 		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return !c.dynamic }),
 	)
-	l := &loader{ws: ws, plan: p, remaining: p.total}
+	l := &loader{ws: ws, plan: p, remaining: p.total, reusable: true}
 	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total}
 	for _, c := range ordered {
 		if err := ctx.Err(); err != nil {
@@ -222,6 +229,9 @@ func Load(ctx context.Context, ws *vfs.Workspace, opts Options) (Result, error) 
 	}
 	res.TotalNearLimit = res.TotalInjected >= nearLimit(p.total)
 	res.Signature = signature(p.maxChars, p.total, res.Files)
+	if l.reusable {
+		opts.Cache.remember(ws, &opts, ordered, l.states, &res)
+	}
 	return res, nil
 }
 

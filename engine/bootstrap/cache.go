@@ -18,6 +18,7 @@ import (
 type Cache struct {
 	mu      sync.Mutex
 	entries map[string]cacheEntry // by resolved workspace path
+	results []*memoResult         // remembered Loads, newest first (see memo.go)
 }
 
 type cacheEntry struct {

@@ -65,6 +65,11 @@ type loader struct {
 	plan      *plan
 	remaining int
 	loaded    []loaded // files already taken, for duplicate detection
+
+	// states are what each candidate's lookup found, for the result memo;
+	// reusable turns false when an outcome may not repeat (an I/O error).
+	states   []fileState
+	reusable bool
 }
 
 type loaded struct {
@@ -80,6 +85,9 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 	f = File{Name: c.Name, Path: c.Path, Display: l.ws.Display(c.Path), Dynamic: c.dynamic, Startup: c.startup}
 
 	real, info, err := l.ws.Lookup(c.Path)
+	state, ok := stateOf(real, info, err)
+	l.states = append(l.states, state)
+	l.reusable = l.reusable && ok
 	if err != nil {
 		var refused *vfs.RefusedError
 		if c.redirected && errors.As(err, &refused) {
@@ -95,6 +103,7 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 	}
 	t, err := l.read(c.Path, real, info)
 	if err != nil {
+		l.reusable = false
 		return l.unavailable(f, c, err)
 	}
 	if l.duplicate(c, real, info, &t) {
