@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"hash/maphash"
-	"sync"
-)
+import "sync"
 
 // A dynamic section is re-executed only when a field it reads changes.
 // New records which view fields each section names (checkTiers); a section
@@ -16,8 +13,8 @@ import (
 // sectionMemoSize bounds how many outputs one section remembers.
 const sectionMemoSize = 8
 
-// sectionMemo is one dynamic section's memo: its narrow view and the raw
-// outputs (before tidy) for its most recent inputs, newest first.
+// sectionMemo is one dynamic section's memo: its narrow view and the
+// outputs for its most recent inputs, newest first.
 type sectionMemo struct {
 	view viewType
 	deps []int // indexes into fullView.fields of the fields read
@@ -25,7 +22,16 @@ type sectionMemo struct {
 	mu   sync.Mutex
 	n    int
 	keys [sectionMemoSize]memoKey
-	outs [sectionMemoSize]string
+	outs [sectionMemoSize]memoOutput
+}
+
+// memoOutput is what a section's template produced for one input. When
+// final is false the tidy-up depends on the injected files, which the key
+// does not cover, so only raw is reused.
+type memoOutput struct {
+	raw     string
+	outcome sectionOutcome
+	final   bool
 }
 
 // newSectionMemo returns the memo of a section that reads the named view
@@ -47,7 +53,7 @@ func newSectionMemo(sec *section) *sectionMemo {
 	return m
 }
 
-func (m *sectionMemo) get(k memoKey) (string, bool) {
+func (m *sectionMemo) get(k memoKey) (memoOutput, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i := range m.n {
@@ -59,10 +65,10 @@ func (m *sectionMemo) get(k memoKey) (string, bool) {
 			return out, true
 		}
 	}
-	return "", false
+	return memoOutput{}, false
 }
 
-func (m *sectionMemo) put(k memoKey, out string) {
+func (m *sectionMemo) put(k memoKey, out memoOutput) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for i := range m.n {
@@ -85,7 +91,6 @@ type fieldHashes struct {
 	stable memoKey
 	done   []bool
 	sums   []memoKey
-	buf    []byte
 }
 
 func (h *fieldHashes) reset(stable memoKey) {
@@ -98,7 +103,7 @@ func (h *fieldHashes) reset(stable memoKey) {
 }
 
 // field returns the hash of view field i's value in this render.
-func (h *fieldHashes) field(i int, req *Request, d *derived) memoKey {
+func (h *fieldHashes) field(i int, req *Request, d *derived, k *keyHasher) memoKey {
 	f := fullView.fields[i]
 	if !volatileKeys[f.name] {
 		return h.stable
@@ -106,31 +111,24 @@ func (h *fieldHashes) field(i int, req *Request, d *derived) memoKey {
 	if h.done[i] {
 		return h.sums[i]
 	}
-	k := &keyHasher{buf: h.buf[:0]}
+	k.reset()
 	k.value(f.value(req, d))
-	h.buf = k.buf
 	h.sums[i], h.done[i] = k.sum(), true
 	return h.sums[i]
 }
 
 // key is the memo key of a section in this render.
-func (h *fieldHashes) key(m *sectionMemo, req *Request, d *derived) memoKey {
+func (h *fieldHashes) key(m *sectionMemo, req *Request, d *derived, hasher *keyHasher) memoKey {
 	var k memoKey
 	for _, i := range m.deps {
-		s := h.field(i, req, d)
-		// Order matters; fold each field's hash in with a cheap mix.
-		k[0] = mix(memoSeeds[0], k[0], s[0])
-		k[1] = mix(memoSeeds[1], k[1], s[1])
+		s := h.field(i, req, d, hasher)
+		// The field hashes are uniformly random, so an order-sensitive
+		// polynomial fold keeps collisions as unlikely as in each hash.
+		k[0] = k[0]*foldPrime + s[0]
+		k[1] = k[1]*foldPrime + s[1]
 	}
 	return k
 }
 
-// mix combines two 64-bit hashes, order-sensitively.
-func mix(seed maphash.Seed, a, b uint64) uint64 {
-	var buf [16]byte
-	for i := range 8 {
-		buf[i] = byte(a >> (8 * i))
-		buf[8+i] = byte(b >> (8 * i))
-	}
-	return maphash.Bytes(seed, buf[:])
-}
+// foldPrime is an odd 64-bit multiplier (the golden-ratio constant).
+const foldPrime = 0x9E3779B97F4A7C15

@@ -137,7 +137,7 @@ func TestDynamicMemo(t *testing.T) {
 func TestSectionMemoIsBoundedLRU(t *testing.T) {
 	m := &sectionMemo{}
 	for i := range sectionMemoSize + 3 {
-		m.put(memoKey{uint64(i)}, fmt.Sprint(i))
+		m.put(memoKey{uint64(i)}, memoOutput{raw: fmt.Sprint(i)})
 	}
 	assert.Equal(t, sectionMemoSize, m.n)
 	_, ok := m.get(memoKey{0})
@@ -145,10 +145,38 @@ func TestSectionMemoIsBoundedLRU(t *testing.T) {
 	oldest := memoKey{3}
 	out, ok := m.get(oldest)
 	require.True(t, ok)
-	assert.Equal(t, "3", out)
-	m.put(memoKey{100}, "100") // evicts 4, not 3, which was just used
+	assert.Equal(t, "3", out.raw)
+	m.put(memoKey{100}, memoOutput{raw: "100"}) // evicts 4, not 3, which was just used
 	_, ok = m.get(oldest)
 	assert.True(t, ok)
 	_, ok = m.get(memoKey{4})
 	assert.False(t, ok)
+}
+
+// A memoised section whose text has blank lines to fold is tidied again
+// on every render: whether a run is folded depends on the injected files
+// (their text is printed exactly), which its key does not cover.
+func TestDynamicMemoRetidiesAroundInjectedText(t *testing.T) {
+	ws := afero.NewMemMapFs()
+	same := "keep\n\n\n\nthese"
+	require.NoError(t, afero.WriteFile(ws, "/ws/AGENTS.md", []byte(same), 0o644))
+	pack := dynPack(t, map[string]string{"gap": `{{ .TTSHint }}keep` + "\n\n\n\n" + `these`}, "")
+	e, err := New(pack, WithFS(ws))
+	require.NoError(t, err)
+	req := Request{Workspace: Workspace{Path: "/ws"}}
+	gap := func() string {
+		res, err := e.Render(context.Background(), req)
+		require.NoError(t, err)
+		for _, s := range res.Layers[0].Sections {
+			if s.ID == "gap" {
+				return res.Layers[0].Text[s.Start:s.End]
+			}
+		}
+		t.Fatal("no gap section")
+		return ""
+	}
+	assert.Equal(t, same, gap(), "the same text as an injected file is left alone")
+	require.NoError(t, afero.WriteFile(ws, "/ws/AGENTS.md", []byte("other rules"), 0o644))
+	assert.Equal(t, "keep\n\nthese", gap(), "folded once no file holds it")
+	assert.Equal(t, 1, e.pack.sections["gap"].memo.n, "from the memo both times")
 }

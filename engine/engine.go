@@ -84,7 +84,7 @@ func WithIncludeDepth(n int) Option { return func(o *options) { o.includeMax = n
 type renderSet struct {
 	t      *template.Template
 	buf    bytes.Buffer // one section's output; reused so its capacity carries over
-	keyBuf []byte       // the stable-key encoding, reused likewise
+	hasher keyHasher    // memo-key encoder, reused likewise
 	fields fieldHashes  // per-render hashes of the fields dynamic sections read
 }
 

@@ -6,6 +6,8 @@ import (
 	"hash/maphash"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -85,7 +87,19 @@ var memoSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 // thousands of small writes.
 type keyHasher struct {
 	buf []byte
+	// Scratch stacks for visiting map entries in key order; kept with
+	// the hasher so warm renders allocate nothing.
+	pairs []jsonPair
+	keys  []string
 }
+
+type jsonPair struct {
+	key string
+	val any
+}
+
+// reset empties the hasher for a new key, keeping its buffers.
+func (k *keyHasher) reset() { k.buf = k.buf[:0] }
 
 func (k *keyHasher) sum() memoKey {
 	return memoKey{maphash.Bytes(memoSeeds[0], k.buf), maphash.Bytes(memoSeeds[1], k.buf)}
@@ -110,14 +124,27 @@ func (k *keyHasher) string(s string) {
 
 // mapEntry hashes what was written to the buffer since start (one map
 // entry), removes it, and adds its hash to sum. Entries are combined by
-// addition, so a map hashes the same in any iteration order without
-// sorting its keys.
+// addition, so a map hashes the same in any iteration order; this serves
+// the map types that have no sorted fast path.
 func (k *keyHasher) mapEntry(start int, sum *memoKey) {
 	entry := k.buf[start:]
 	sum[0] += maphash.Bytes(memoSeeds[0], entry)
 	sum[1] += maphash.Bytes(memoSeeds[1], entry)
 	k.buf = k.buf[:start]
 }
+
+// pushSortedKeys pushes m's keys, sorted, on the keys stack and returns the
+// stack's previous height; the caller pops them with popKeys.
+func pushSortedKeys[V any](k *keyHasher, m map[string]V) int {
+	base := len(k.keys)
+	for key := range m {
+		k.keys = append(k.keys, key)
+	}
+	slices.Sort(k.keys[base:])
+	return base
+}
+
+func (k *keyHasher) popKeys(base int) { k.keys = k.keys[:base] }
 
 // jsonish writes the values decoded JSON and TOML are made of without
 // reflection (tool schemas are nested maps); ok is false for other types.
@@ -150,19 +177,46 @@ func (k *keyHasher) jsonish(x any) bool {
 			}
 		}
 	case map[string]any:
+		// Entries in key order, gathered on the pairs stack: nested maps
+		// push above this one's entries and pop back to them.
 		k.uint(6)
 		k.uint(uint64(len(x)))
-		var sum memoKey
+		base := len(k.pairs)
 		for key, v := range x {
-			start := len(k.buf)
-			k.string(key)
-			if !k.jsonish(v) {
-				k.value(reflect.ValueOf(v))
-			}
-			k.mapEntry(start, &sum)
+			k.pairs = append(k.pairs, jsonPair{key, v})
 		}
-		k.uint(sum[0])
-		k.uint(sum[1])
+		slices.SortFunc(k.pairs[base:], func(a, b jsonPair) int { return strings.Compare(a.key, b.key) })
+		for i := base; i < base+len(x); i++ {
+			p := k.pairs[i]
+			k.string(p.key)
+			if !k.jsonish(p.val) {
+				k.value(reflect.ValueOf(p.val))
+			}
+		}
+		clear(k.pairs[base:]) // drop references to the caller's values
+		k.pairs = k.pairs[:base]
+	case map[string]string:
+		k.uint(7)
+		k.uint(uint64(len(x)))
+		base := pushSortedKeys(k, x)
+		for _, key := range k.keys[base:] {
+			k.string(key)
+			k.string(x[key])
+		}
+		k.popKeys(base)
+	case map[string]bool:
+		k.uint(8)
+		k.uint(uint64(len(x)))
+		base := pushSortedKeys(k, x)
+		for _, key := range k.keys[base:] {
+			k.string(key)
+			if x[key] {
+				k.uint(1)
+			} else {
+				k.uint(0)
+			}
+		}
+		k.popKeys(base)
 	default:
 		return false
 	}
@@ -246,11 +300,9 @@ func (k *keyHasher) value(v reflect.Value) {
 // request fields, the harness and mode, and the derived stable values.
 // ToolLines and Pack are left out: they are functions of the request's
 // tools and of the pack, which the key already covers. filesHash, when
-// not zero, stands for Files (see filesHashes). buf is scratch space the
-// caller keeps between renders.
-func stableKey(req *Request, harness string, d *derived, filesHash memoKey, buf *[]byte) memoKey {
-	k := &keyHasher{buf: (*buf)[:0]}
-	defer func() { *buf = k.buf }()
+// not zero, stands for Files (see filesHashes). k is the render's hasher.
+func stableKey(req *Request, harness string, d *derived, filesHash memoKey, k *keyHasher) memoKey {
+	k.reset()
 	k.string(harness)
 	rv := reflect.ValueOf(req).Elem()
 	for _, f := range requestFields {
@@ -292,7 +344,7 @@ type filesHashes struct {
 
 // get returns the hash of files, the stable files of the bootstrap result
 // with that version (0: not memoised, hashed every time).
-func (h *filesHashes) get(version uint64, files FileList, buf *[]byte) memoKey {
+func (h *filesHashes) get(version uint64, files FileList, k *keyHasher) memoKey {
 	if version != 0 {
 		h.mu.Lock()
 		for _, e := range h.entries {
@@ -303,9 +355,8 @@ func (h *filesHashes) get(version uint64, files FileList, buf *[]byte) memoKey {
 		}
 		h.mu.Unlock()
 	}
-	k := &keyHasher{buf: (*buf)[:0]}
+	k.reset()
 	k.value(reflect.ValueOf(files))
-	*buf = k.buf
 	sum := k.sum()
 	if version != 0 {
 		h.mu.Lock()

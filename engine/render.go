@@ -128,7 +128,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	res.Skills = catalog
-	st := &renderState{e: e, set: set, req: &req, contrib: contrib, protected: protectedTexts(files.Files), d: derived{
+	st := &renderState{e: e, set: set, req: &req, contrib: contrib, files: files.Files, d: derived{
 		Overrides:     OverrideSet(contrib.overrides),
 		Skills:        newSkillsView(catalog),
 		Config:        settings,
@@ -140,7 +140,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
 	}}
 
-	key := stableKey(&req, h.name, &st.d, e.filesHashes.get(files.Version, st.d.Files, &set.keyBuf), &set.keyBuf)
+	key := stableKey(&req, h.name, &st.d, e.filesHashes.get(files.Version, st.d.Files, &set.hasher), &set.hasher)
 	set.fields.reset(key)
 	memo, hit := e.memo.get(key)
 	if !hit {
@@ -209,8 +209,9 @@ func protectedTexts(files []bootstrap.File) []string {
 // earlier render with the same stable inputs; otherwise the stable
 // outcomes are returned for the memo.
 func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (Layer, []sectionOutcome, error) {
-	var stable, dynamic []string
-	var infos []RenderedSection
+	n := len(ly.sections)
+	stable, dynamic := make([]string, 0, n), make([]string, 0, n)
+	infos := make([]RenderedSection, 0, n)
 	var stableOutcomes []sectionOutcome
 	next := 0 // index into cached.outcomes
 	for _, sec := range ly.sections {
@@ -249,15 +250,28 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (L
 // the tool lines are built on first use: with both memos warm, a render
 // may need neither.
 type renderState struct {
-	e         *Engine
-	set       *renderSet
-	req       *Request
-	contrib   merged
-	d         derived
-	protected []string // injected texts that tidy leaves alone
+	e       *Engine
+	set     *renderSet
+	req     *Request
+	contrib merged
+	d       derived
+	files   []bootstrap.File
 
 	toolLinesDone bool
 	stable, full  any
+	protected     []string // injected texts that tidy leaves alone; see tidy
+	protectedDone bool
+}
+
+// tidy tidies a section's raw output (see tidy).
+func (st *renderState) tidy(raw string) string {
+	if trimmed := strings.TrimSpace(raw); !needsFold(trimmed) {
+		return trimmed
+	}
+	if !st.protectedDone {
+		st.protected, st.protectedDone = protectedTexts(st.files), true
+	}
+	return tidy(raw, st.protected)
 }
 
 // view builds a view of type vt for this render.
@@ -271,7 +285,7 @@ func (st *renderState) view(vt *viewType) any {
 
 // renderSection executes one section, or takes its provider override.
 func (st *renderState) renderSection(sec *section) (sectionOutcome, error) {
-	req, boundary := st.req, st.e.pack.manifest.Boundary
+	req := st.req
 	if !sec.hasMode(req.Mode) {
 		return sectionOutcome{reason: OmitMode}, nil
 	}
@@ -284,15 +298,24 @@ func (st *renderState) renderSection(sec *section) (sectionOutcome, error) {
 	case ok && sec.override != "":
 		o.out, o.overridden = text, true
 	case sec.memo != nil:
-		key := st.set.fields.key(sec.memo, req, &st.d)
-		var hit bool
-		if raw, hit = sec.memo.get(key); !hit {
+		key := st.set.fields.key(sec.memo, req, &st.d, &st.set.hasher)
+		m, hit := sec.memo.get(key)
+		if hit && m.final {
+			return m.outcome, nil
+		}
+		if raw = m.raw; !hit {
 			var err error
 			if raw, err = st.exec(sec, st.view(&sec.memo.view)); err != nil {
 				return o, err
 			}
-			sec.memo.put(key, raw)
 		}
+		o = st.finish(raw, o)
+		if !hit {
+			// Without runs of blank lines to fold, the outcome does not
+			// depend on the injected files and is kept whole.
+			sec.memo.put(key, memoOutput{raw: raw, outcome: o, final: !needsFold(strings.TrimSpace(raw))})
+		}
+		return o, nil
 	case sec.tier == TierStable:
 		if st.stable == nil {
 			st.stable = st.view(&stableView)
@@ -310,16 +333,22 @@ func (st *renderState) renderSection(sec *section) (sectionOutcome, error) {
 			return o, err
 		}
 	}
+	return st.finish(raw, o), nil
+}
+
+// finish tidies raw (unless o already holds an override's text), keeps
+// the boundary marker out, and counts.
+func (st *renderState) finish(raw string, o sectionOutcome) sectionOutcome {
 	if !o.overridden {
-		o.out = tidy(raw, st.protected)
+		o.out = st.tidy(raw)
 	}
-	o.out = neutralizeBoundary(o.out, boundary)
+	o.out = neutralizeBoundary(o.out, st.e.pack.manifest.Boundary)
 	if o.out == "" {
 		o.reason = OmitEmpty
-		return o, nil
+		return o
 	}
 	o.chars = utf8.RuneCountInString(o.out)
-	return o, nil
+	return o
 }
 
 // exec executes a section's template against dot.
@@ -391,7 +420,7 @@ func assemble(name, boundary string, stable, dynamic []string, infos []RenderedS
 // except inside injected file content, which is printed exactly.
 func tidy(s string, protected []string) string {
 	s = strings.TrimSpace(s)
-	if !strings.Contains(s, "\n\n\n") {
+	if !needsFold(s) {
 		return s
 	}
 	// The spans of s that hold injected text, in order, not overlapping.
@@ -421,6 +450,9 @@ func tidy(s string, protected []string) string {
 	foldBlankLines(&b, s[at:])
 	return b.String()
 }
+
+// needsFold reports whether s has a run of blank lines to fold.
+func needsFold(s string) bool { return strings.Contains(s, "\n\n\n") }
 
 // foldBlankLines writes s with every run of three or more newlines cut
 // to two.

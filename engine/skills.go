@@ -104,7 +104,8 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 	measure := func(list []skills.Skill, descriptions bool, note string) (int, error) {
 		// The partial is a pure function of these values (it sees nothing
 		// else), so its size is remembered per distinct input.
-		k := &keyHasher{buf: set.keyBuf[:0]}
+		k := &set.hasher
+		k.reset()
 		for _, sk := range list {
 			k.string(sk.Name)
 			k.string(sk.Description)
@@ -116,7 +117,6 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 			k.uint(1)
 		}
 		key := k.sum()
-		set.keyBuf = k.buf
 		if n, ok := e.catalogSizes.get(key); ok {
 			return n, nil
 		}
