@@ -104,8 +104,8 @@ func (h *fieldHashes) reset(stable memoKey) {
 
 // field returns the hash of view field i's value in this render.
 func (h *fieldHashes) field(i int, req *Request, d *derived, k *keyHasher) memoKey {
-	f := fullView.fields[i]
-	if !volatileKeys[f.name] {
+	f := &fullView.fields[i]
+	if !f.volatile {
 		return h.stable
 	}
 	if h.done[i] {

@@ -177,21 +177,21 @@ func (k *keyHasher) jsonish(x any) bool {
 			}
 		}
 	case map[string]any:
-		// Entries in key order, gathered on the pairs stack: nested maps
-		// push above this one's entries and pop back to them.
 		k.uint(6)
 		k.uint(uint64(len(x)))
+		if len(x) <= smallMap {
+			k.smallMap(x)
+			break
+		}
+		// Entries in key order, gathered on the pairs stack: nested maps
+		// push above this one's entries and pop back to them.
 		base := len(k.pairs)
 		for key, v := range x {
 			k.pairs = append(k.pairs, jsonPair{key, v})
 		}
 		slices.SortFunc(k.pairs[base:], func(a, b jsonPair) int { return strings.Compare(a.key, b.key) })
 		for i := base; i < base+len(x); i++ {
-			p := k.pairs[i]
-			k.string(p.key)
-			if !k.jsonish(p.val) {
-				k.value(reflect.ValueOf(p.val))
-			}
+			k.pair(k.pairs[i])
 		}
 		clear(k.pairs[base:]) // drop references to the caller's values
 		k.pairs = k.pairs[:base]
@@ -221,6 +221,35 @@ func (k *keyHasher) jsonish(x any) bool {
 		return false
 	}
 	return true
+}
+
+// smallMap is the size up to which a map's entries are sorted in a stack
+// array; schemas are mostly maps of one to four entries.
+const smallMap = 8
+
+// smallMap writes a map of at most smallMap entries in key order.
+func (k *keyHasher) smallMap(x map[string]any) {
+	var local [smallMap]jsonPair
+	n := 0
+	for key, v := range x {
+		p := jsonPair{key, v}
+		j := n
+		for ; j > 0 && local[j-1].key > key; j-- {
+			local[j] = local[j-1]
+		}
+		local[j] = p
+		n++
+	}
+	for i := range n {
+		k.pair(local[i])
+	}
+}
+
+func (k *keyHasher) pair(p jsonPair) {
+	k.string(p.key)
+	if !k.jsonish(p.val) {
+		k.value(reflect.ValueOf(p.val))
+	}
 }
 
 // value writes any value of the kinds requests, settings, files and

@@ -149,9 +149,10 @@ type viewType struct {
 }
 
 type viewField struct {
-	name    string
-	request int // index in Request, or -1 for a derived value
-	derived int // index in derived, or -1 for a request field
+	name     string
+	request  int  // index in Request, or -1 for a derived value
+	derived  int  // index in derived, or -1 for a request field
+	volatile bool // only dynamic sections may read it
 }
 
 // derived holds the values the engine computes for templates, one field
@@ -203,7 +204,7 @@ func newViewType(keep func(name string) bool) viewType {
 			typ = reflect.TypeFor[ToolList]()
 		}
 		sf = append(sf, reflect.StructField{Name: f.key, Type: typ})
-		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index, derived: -1})
+		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index, derived: -1, volatile: volatileKeys[f.key]})
 	}
 	for _, k := range append(append([]string{}, derivedStable...), derivedVolatile...) {
 		if !keep(k) {
@@ -212,7 +213,7 @@ func newViewType(keep func(name string) bool) viewType {
 		i := derivedIndex[k]
 		vt.toolLines = vt.toolLines || k == keyToolLines
 		sf = append(sf, reflect.StructField{Name: k, Type: reflect.TypeFor[derived]().Field(i).Type})
-		vt.fields = append(vt.fields, viewField{name: k, request: -1, derived: i})
+		vt.fields = append(vt.fields, viewField{name: k, request: -1, derived: i, volatile: volatileKeys[k]})
 	}
 	vt.typ = reflect.StructOf(sf)
 	return vt

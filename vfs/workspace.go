@@ -81,6 +81,15 @@ func (w *Workspace) resolve(name string) (string, fs.FileInfo, error) {
 	if !ok || rel == "." {
 		return w.real(rel), nil, nil
 	}
+	if !strings.Contains(rel, "/") {
+		// A name at the top of the root (every bootstrap file): one lstat
+		// settles it unless it is a link, missing or failing, which the
+		// walk handles.
+		real := w.real(rel)
+		if fi, lstatOK, err := lstater.LstatIfPossible(real); err == nil && (!lstatOK || fi.Mode()&fs.ModeSymlink == 0) {
+			return real, fi, nil
+		}
+	}
 	return w.follow(name, rel, lstater)
 }
 
