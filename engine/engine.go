@@ -85,6 +85,7 @@ type renderSet struct {
 	t      *template.Template
 	buf    bytes.Buffer // one section's output; reused so its capacity carries over
 	hasher keyHasher    // memo-key encoder, reused likewise
+	parts  []string     // a layer's section texts, reused likewise
 	fields fieldHashes  // per-render hashes of the fields dynamic sections read
 }
 

@@ -128,14 +128,15 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	res.Skills = catalog
+	stableFiles, dynamicFiles := splitFiles(files)
 	st := &renderState{e: e, set: set, req: &req, contrib: contrib, files: files.Files, d: derived{
 		Overrides:     OverrideSet(contrib.overrides),
 		Skills:        newSkillsView(catalog),
 		Config:        settings,
 		Pack:          PackInfo{Product: e.pack.manifest.Product, Vars: e.pack.manifest.Vars},
-		Files:         FileList(files.Stable()),
+		Files:         stableFiles,
 		StablePrefix:  contrib.stablePrefix,
-		DynamicFiles:  FileList(files.Dynamic()),
+		DynamicFiles:  dynamicFiles,
 		DynamicSuffix: contrib.dynamicSuffix,
 		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
 	}}
@@ -182,6 +183,20 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
+// splitFiles returns the files above the boundary and those below. Load
+// lists the stable ones first, so both are views of one array, capped so
+// that neither reaches into the other.
+func splitFiles(r bootstrap.Result) (stable, dynamic FileList) {
+	k := slices.IndexFunc(r.Files, func(f bootstrap.File) bool { return f.Dynamic })
+	if k < 0 {
+		return r.Files, nil
+	}
+	if slices.ContainsFunc(r.Files[k:], func(f bootstrap.File) bool { return !f.Dynamic }) {
+		return r.Stable(), r.Dynamic() // not partitioned: copy each side
+	}
+	return r.Files[:k:k], r.Files[k:]
+}
+
 func cutFiles(files []bootstrap.File) []string {
 	var out []string
 	for _, f := range files {
@@ -209,9 +224,11 @@ func protectedTexts(files []bootstrap.File) []string {
 // earlier render with the same stable inputs; otherwise the stable
 // outcomes are returned for the memo.
 func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (Layer, []sectionOutcome, error) {
-	n := len(ly.sections)
-	stable, dynamic := make([]string, 0, n), make([]string, 0, n)
-	infos := make([]RenderedSection, 0, n)
+	// Stable sections come first in a layer, so one scratch list holds
+	// the stable texts and then the dynamic ones.
+	parts, nStable := st.set.parts[:0], 0
+	defer func() { clear(parts); st.set.parts = parts[:0] }()
+	infos := make([]RenderedSection, 0, len(ly.sections))
 	var stableOutcomes []sectionOutcome
 	next := 0 // index into cached.outcomes
 	for _, sec := range ly.sections {
@@ -233,17 +250,16 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (L
 			continue
 		}
 		infos = append(infos, RenderedSection{ID: sec.id, Tier: sec.tier, Chars: o.chars, Overridden: o.overridden})
+		parts = append(parts, o.out)
 		if sec.tier == TierStable {
-			stable = append(stable, o.out)
-		} else {
-			dynamic = append(dynamic, o.out)
+			nStable++
 		}
 	}
 	sha := ""
 	if cached != nil {
 		sha = cached.sha256
 	}
-	return assemble(ly.name, st.e.pack.manifest.Boundary, stable, dynamic, infos, sha), stableOutcomes, nil
+	return assemble(ly.name, st.e.pack.manifest.Boundary, parts[:nStable], parts[nStable:], infos, sha), stableOutcomes, nil
 }
 
 // renderState is what the sections of one render share. The views and

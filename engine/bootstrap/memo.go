@@ -47,13 +47,13 @@ const (
 // stateOf classifies a lookup; ok is false for outcomes that may not repeat
 // (an I/O error other than a missing file or a refusal).
 func stateOf(real string, info fs.FileInfo, err error) (fileState, bool) {
-	var refused *vfs.RefusedError
-	switch {
-	case err == nil:
+	if err == nil {
 		return fileState{real: real, size: info.Size(), modTime: info.ModTime(), mode: info.Mode()}, true
-	case errors.As(err, &refused):
+	}
+	if refused, ok := errors.AsType[*vfs.RefusedError](err); ok {
 		return fileState{kind: stateRefused, reason: refused.Reason}, true
-	case errors.Is(err, fs.ErrNotExist):
+	}
+	if errors.Is(err, fs.ErrNotExist) {
 		return fileState{kind: stateMissing}, true
 	}
 	return fileState{}, false
