@@ -2,8 +2,10 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -103,26 +105,49 @@ func BenchmarkRenderWithReport(b *testing.B) {
 	}
 }
 
-// BenchmarkRenderNextTurn renders turns whose volatile fields change
-// (date, host, owners) over unchanged stable inputs: the stable tier comes
-// from the memo and only the dynamic sections execute.
+// BenchmarkRenderNextTurn renders turns over unchanged stable inputs, so
+// the stable tier comes from its memo; each turn's volatile values differ
+// from the last 1,024 turns', so no dynamic section that reads them can
+// be found in its memo.
+//
+//   - date: only the time moves, as between two messages of a session.
+//     No built-in dynamic section prints the date, so none executes.
+//   - date+host+owners: the runtime, reasoning and user_identity sections
+//     read the changed fields and execute every turn.
 func BenchmarkRenderNextTurn(b *testing.B) {
 	e, req := exampleSetup(b)
 	ctx := context.Background()
 	if _, err := e.Render(ctx, req); err != nil {
 		b.Fatal(err)
 	}
-	dates := []string{"2026-11-30T09:15:00Z", "2026-11-30T09:16:00Z", "2026-12-01T10:00:00Z"}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		turn := req
-		turn.Date = dates[i%len(dates)]
-		turn.Runtime.Host = dates[i%len(dates)]
-		turn.Owners = []string{dates[i%len(dates)]}
-		i++
-		if _, err := e.Render(ctx, turn); err != nil {
-			b.Fatal(err)
-		}
+	start := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		turn func(r *engine.Request, i int)
+	}{
+		{"date", func(r *engine.Request, i int) {
+			r.Date = start.Add(time.Duration(i) * time.Minute).Format(time.RFC3339)
+		}},
+		{"date+host+owners", func(r *engine.Request, i int) {
+			r.Date = start.Add(time.Duration(i) * time.Minute).Format(time.RFC3339)
+			r.Runtime.Host = fmt.Sprintf("host-%d", i)
+			r.Owners = []string{fmt.Sprintf("telegram:%d", 48213377+i)}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			turns := make([]engine.Request, 1024)
+			for i := range turns {
+				turns[i] = req
+				c.turn(&turns[i], i)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if _, err := e.Render(ctx, turns[i%len(turns)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }
