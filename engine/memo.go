@@ -335,10 +335,20 @@ func stableKey(req *Request, harness string, d *derived, filesHash memoKey, k *k
 	k.string(harness)
 	rv := reflect.ValueOf(req).Elem()
 	for _, f := range requestFields {
-		if f.tier == TierStable {
-			k.string(f.key)
-			k.value(rv.Field(f.index))
+		if f.tier != TierStable {
+			continue
 		}
+		k.string(f.key)
+		if f.key == "Tools" {
+			// What templates see of them (ToolInfo): not the schemas.
+			k.uint(uint64(len(req.Tools)))
+			for _, t := range req.Tools {
+				k.string(t.Name)
+				k.string(t.Description)
+			}
+			continue
+		}
+		k.value(rv.Field(f.index))
 	}
 	dv := reflect.ValueOf(d).Elem()
 	for _, name := range derivedStable {

@@ -21,7 +21,7 @@ func memoPack() fstest.MapFS {
 		"sections/manifest.toml":    {Data: []byte("identity_section = \"identity\"\nboundary = \"<!-- B -->\"\n[[layer]]\nname = \"system\"\nsections = [\"identity\", \"files\", \"tools\", \"late\"]\n")},
 		"sections/identity.md.tmpl": {Data: []byte("+++\nmodes = [\"full\", \"minimal\", \"none\"]\ntier = \"stable\"\n+++\nI am the agent.")},
 		"sections/files.md.tmpl":    {Data: []byte("+++\nmodes = [\"full\"]\ntier = \"stable\"\n+++\n{{ range .Files.Injected }}{{ .Content }}\n{{ end }}")},
-		"sections/tools.md.tmpl":    {Data: []byte("+++\nmodes = [\"full\"]\ntier = \"stable\"\n+++\n{{ range .Tools }}{{ .Name }} {{ .Schema }}\n{{ end }}")},
+		"sections/tools.md.tmpl":    {Data: []byte("+++\nmodes = [\"full\"]\ntier = \"stable\"\n+++\n{{ range .Tools }}{{ .Name }}: {{ .Description }}\n{{ end }}")},
 		"sections/late.md.tmpl":     {Data: []byte("+++\nmodes = [\"full\"]\ntier = \"dynamic\"\n+++\n{{ .Date }} {{ .Runtime.Host }}")},
 		"templates/bootstrap.tmpl": {Data: []byte(`{{ define "file_block" }}{{ .Content }}{{ end }}{{ define "missing_marker" }}[missing {{ .Path }}]{{ end }}` +
 			`{{ define "truncation_marker" }}[cut]{{ end }}{{ define "binary_marker" }}[binary]{{ end }}`)},
@@ -60,7 +60,11 @@ func TestStableMemo(t *testing.T) {
 
 	schema := base
 	schema.Tools = []Tool{{Name: "read", Schema: map[string]any{"type": "object", "n": "1"}}}
-	check(schema, 2) // a nested schema value changed type
+	check(schema, 1) // schemas are not template data, so not a stable input
+
+	described := base
+	described.Tools = []Tool{{Name: "read", Description: "Read a file.", Schema: base.Tools[0].Schema}}
+	check(described, 2)
 
 	require.NoError(t, afero.WriteFile(ws, "/ws/AGENTS.md", []byte("rules v2"), 0o644))
 	check(base, 3) // workspace file edited

@@ -133,13 +133,18 @@ type harness struct {
 
 // omit returns the bootstrap files this harness keeps out of the prompt
 // for a request with these tools.
-func (h *harness) omit(tools ToolList) map[string]string {
+func (h *harness) omit(tools []Tool) map[string]string {
 	if len(h.files) == 0 {
 		return nil
 	}
+	has := func(names []string) bool {
+		return slices.ContainsFunc(tools, func(t Tool) bool {
+			return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(t.Name, n) })
+		})
+	}
 	out := map[string]string{}
 	for name, f := range h.files {
-		if f.Omit != "" && (len(f.WhenTools) == 0 || tools.HasAny(f.WhenTools...)) {
+		if f.Omit != "" && (len(f.WhenTools) == 0 || has(f.WhenTools)) {
 			out[name] = f.Omit
 		}
 	}

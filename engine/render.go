@@ -296,6 +296,9 @@ func (st *renderState) view(vt *viewType) any {
 		st.d.ToolLines = toolLines(st.e.pack.tools, st.req.Tools)
 		st.toolLinesDone = true
 	}
+	if vt.tools && st.d.tools == nil && st.req.Tools != nil {
+		st.d.tools = toolInfos(st.req.Tools)
+	}
 	return vt.build(st.req, &st.d)
 }
 

@@ -143,6 +143,27 @@ func TestDynamicSectionMayReadEverything(t *testing.T) {
 	assert.Equal(t, "telegram true auto", res.Layers[0].Dynamic)
 }
 
+// Templates see a tool's name and description; its schema is sent to the
+// model as the tool's definition, never as prompt text.
+func TestToolsInTemplates(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "s"`), map[string]string{
+		"s": section(stable, `{{ with .Tools.Get "EXEC" }}{{ .Name }}: {{ .Description }}{{ end }} {{ join "," .Tools.Names }}`),
+	})
+	req := directRequest()
+	req.Tools[1].Schema = map[string]any{"type": "object"}
+	res := render(t, p, req)
+	assert.Equal(t, "I am the agent.\n\nexec: Run a command. read,exec", res.Layers[0].Stable)
+	assert.Equal(t, req.Tools, res.Tools, "the result keeps the schemas for the report")
+
+	p = minimalPack(t, manifest(`"identity", "s"`), map[string]string{
+		"s": section(stable, `{{ range .Tools }}{{ .Schema }}{{ end }}`),
+	})
+	e, err := engine.New(p)
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), req)
+	require.ErrorContains(t, err, "sections/s.md.tmpl:5:22: section s: can't evaluate field Schema in type engine.ToolInfo")
+}
+
 func TestExecErrorsAreTyped(t *testing.T) {
 	p := minimalPack(t, manifest(`"identity", "d"`), map[string]string{
 		"d": section(dynamic, "ok\n{{ required \"a channel id is needed\" .Channel.ID }}"),

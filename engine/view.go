@@ -56,8 +56,31 @@ type OverrideSet map[string]string
 // Has reports whether the named override is in force.
 func (o OverrideSet) Has(name string) bool { _, ok := o[name]; return ok }
 
+// ToolInfo is what templates see of a tool: its name and description.
+// Its JSON schema is not template data: providers send schemas as tool
+// definitions, never as prompt text (SPEC 7), and the context report
+// counts them from the request. Keeping schemas out of the prompt's
+// inputs also keeps them out of the stable memo key, which would
+// otherwise walk every schema map on every render.
+type ToolInfo struct {
+	Name        string
+	Description string
+}
+
+// toolInfos converts the request's tools for templates.
+func toolInfos(tools []Tool) ToolList {
+	if tools == nil {
+		return nil
+	}
+	out := make(ToolList, len(tools))
+	for i, t := range tools {
+		out[i] = ToolInfo{Name: t.Name, Description: t.Description}
+	}
+	return out
+}
+
 // ToolList is the request's tools with case-insensitive lookups.
-type ToolList []Tool
+type ToolList []ToolInfo
 
 // Has reports whether a tool of that name (any case) is available.
 func (l ToolList) Has(name string) bool { return l.Get(name) != nil }
@@ -73,7 +96,7 @@ func (l ToolList) HasAny(names ...string) bool {
 }
 
 // Get returns the tool with that name (any case), or nil.
-func (l ToolList) Get(name string) *Tool {
+func (l ToolList) Get(name string) *ToolInfo {
 	for i := range l {
 		if strings.EqualFold(l[i].Name, name) {
 			return &l[i]
@@ -146,6 +169,7 @@ type viewType struct {
 	typ       reflect.Type
 	fields    []viewField
 	toolLines bool // holds ToolLines, which renders compute only when needed
+	tools     bool // holds Tools, likewise
 }
 
 type viewField struct {
@@ -153,6 +177,7 @@ type viewField struct {
 	request  int  // index in Request, or -1 for a derived value
 	derived  int  // index in derived, or -1 for a request field
 	volatile bool // only dynamic sections may read it
+	tools    bool // Tools: filled from derived.tools
 }
 
 // derived holds the values the engine computes for templates, one field
@@ -168,6 +193,8 @@ type derived struct {
 	ToolLines     []ToolLine
 	Skills        SkillsView
 	Overrides     OverrideSet
+
+	tools ToolList // the Tools view field (a request field in another type)
 }
 
 // derivedIndex maps each derived key to its field in derived.
@@ -199,12 +226,13 @@ func newViewType(keep func(name string) bool) viewType {
 		if !keep(f.key) {
 			continue
 		}
-		typ := rt.Field(f.index).Type
-		if f.key == "Tools" {
+		typ, tools := rt.Field(f.index).Type, f.key == "Tools"
+		if tools {
 			typ = reflect.TypeFor[ToolList]()
+			vt.tools = true
 		}
 		sf = append(sf, reflect.StructField{Name: f.key, Type: typ})
-		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index, derived: -1, volatile: volatileKeys[f.key]})
+		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index, derived: -1, volatile: volatileKeys[f.key], tools: tools})
 	}
 	for _, k := range append(append([]string{}, derivedStable...), derivedVolatile...) {
 		if !keep(k) {
@@ -235,9 +263,12 @@ func (vt viewType) build(req *Request, d *derived) any {
 	rv := reflect.ValueOf(req).Elem()
 	dv := reflect.ValueOf(d).Elem()
 	for i, f := range vt.fields {
-		if f.request >= 0 {
-			s.Field(i).Set(rv.Field(f.request).Convert(vt.typ.Field(i).Type))
-		} else {
+		switch {
+		case f.tools:
+			s.Field(i).Set(reflect.ValueOf(d.tools))
+		case f.request >= 0:
+			s.Field(i).Set(rv.Field(f.request))
+		default:
 			s.Field(i).Set(dv.Field(f.derived))
 		}
 	}
