@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 	"testing/fstest"
+	"unsafe"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
@@ -179,4 +180,33 @@ func TestDynamicMemoRetidiesAroundInjectedText(t *testing.T) {
 	require.NoError(t, afero.WriteFile(ws, "/ws/AGENTS.md", []byte("other rules"), 0o644))
 	assert.Equal(t, "keep\n\nthese", gap(), "folded once no file holds it")
 	assert.Equal(t, 1, e.pack.sections["gap"].memo.n, "from the memo both times")
+}
+
+// A turn whose dynamic outcomes all equal the last assembly's shares its
+// text (same bytes, no copy) but never its section list, and outcomes
+// that only trade places between sections are not mistaken for equal.
+func TestLastLayerReuse(t *testing.T) {
+	pack := dynPack(t, map[string]string{
+		"a": `{{ if .TTSHint }}same{{ end }}`,
+		"b": `{{ if not .TTSHint }}same{{ end }}`,
+	}, "")
+	e, err := New(pack)
+	require.NoError(t, err)
+	render := func(req Request) Layer {
+		res, err := e.Render(context.Background(), req)
+		require.NoError(t, err)
+		return res.Layers[0]
+	}
+	render(Request{}) // fills the stable memo; the next render assembles over it
+	first := render(Request{})
+	second := render(Request{})
+	assert.Equal(t, first, second)
+	assert.Same(t, unsafe.StringData(first.Text), unsafe.StringData(second.Text), "the text is shared")
+	second.Sections[0].ID = "changed by the caller"
+	assert.Equal(t, "identity", render(Request{}).Sections[0].ID, "section lists are never shared")
+
+	swapped := render(Request{TTSHint: "speak"})
+	assert.Equal(t, first.Text, swapped.Text, "the same bytes")
+	assert.Equal(t, "a", swapped.Sections[1].ID, "but from the other section")
+	assert.Equal(t, "b", render(Request{}).Sections[1].ID)
 }

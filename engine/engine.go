@@ -82,11 +82,13 @@ func WithIncludeDepth(n int) Option { return func(o *options) { o.includeMax = n
 // renderSet is one clone of the template set with its own include
 // counter; a render takes one from the pool and uses it alone.
 type renderSet struct {
-	t      *template.Template
-	buf    bytes.Buffer // one section's output; reused so its capacity carries over
-	hasher keyHasher    // memo-key encoder, reused likewise
-	parts  []string     // a layer's section texts, reused likewise
-	fields fieldHashes  // per-render hashes of the fields dynamic sections read
+	t       *template.Template
+	buf     bytes.Buffer      // one section's output; reused so its capacity carries over
+	hasher  keyHasher         // memo-key encoder, reused likewise
+	parts   []string          // a layer's section texts, reused likewise
+	dynamic []sectionOutcome  // a layer's dynamic outcomes, reused likewise
+	infos   []RenderedSection // a layer's section records, reused likewise
+	fields  fieldHashes       // per-render hashes of the fields dynamic sections read
 }
 
 // New loads, validates and compiles a pack.

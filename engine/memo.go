@@ -46,6 +46,39 @@ type memoEntry struct {
 type memoLayer struct {
 	outcomes []sectionOutcome
 	sha256   string
+	last     *lastLayer // never nil in a stored entry
+}
+
+// lastLayer is the most recent layer assembled over a memoised stable
+// tier. When a render's dynamic outcomes equal the ones it was built
+// from, the bytes are the same, so its Text is shared (strings are
+// immutable) instead of copied again: a turn whose dynamic sections all
+// come from their memo allocates no new prompt text.
+type lastLayer struct {
+	mu      sync.Mutex
+	dynamic []sectionOutcome // every dynamic section's outcome, in order
+	layer   Layer
+}
+
+// reuse returns the last layer if it was built from these dynamic
+// outcomes; its Sections are the caller's own copy.
+func (l *lastLayer) reuse(dynamic []sectionOutcome) (Layer, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.layer.Text == "" || !slices.Equal(l.dynamic, dynamic) {
+		return Layer{}, false
+	}
+	layer := l.layer
+	layer.Sections = slices.Clone(layer.Sections)
+	return layer, true
+}
+
+func (l *lastLayer) store(dynamic []sectionOutcome, layer Layer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dynamic = append(l.dynamic[:0], dynamic...)
+	l.layer = layer
+	l.layer.Sections = slices.Clone(layer.Sections)
 }
 
 func newStableMemo() *stableMemo {

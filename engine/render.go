@@ -157,7 +157,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 			return nil, err
 		}
 		if !hit {
-			memo[i] = memoLayer{outcomes: stableOutcomes, sha256: layer.StableSHA256}
+			memo[i] = memoLayer{outcomes: stableOutcomes, sha256: layer.StableSHA256, last: &lastLayer{}}
 		}
 		res.Layers = append(res.Layers, layer)
 	}
@@ -227,8 +227,15 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (L
 	// Stable sections come first in a layer, so one scratch list holds
 	// the stable texts and then the dynamic ones.
 	parts, nStable := st.set.parts[:0], 0
-	defer func() { clear(parts); st.set.parts = parts[:0] }()
-	infos := make([]RenderedSection, 0, len(ly.sections))
+	dynamic := st.set.dynamic[:0] // every dynamic outcome, for cached.last
+	defer func() {
+		clear(parts)
+		st.set.parts = parts[:0]
+		clear(dynamic)
+		st.set.dynamic = dynamic[:0]
+	}()
+	infos := st.set.infos[:0]
+	defer func() { st.set.infos = infos[:0] }()
 	var stableOutcomes []sectionOutcome
 	next := 0 // index into cached.outcomes
 	for _, sec := range ly.sections {
@@ -243,6 +250,8 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (L
 			}
 			if sec.tier == TierStable {
 				stableOutcomes = append(stableOutcomes, o)
+			} else {
+				dynamic = append(dynamic, o)
 			}
 		}
 		if o.out == "" {
@@ -255,11 +264,15 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (L
 			nStable++
 		}
 	}
-	sha := ""
-	if cached != nil {
-		sha = cached.sha256
+	if cached == nil {
+		return assemble(ly.name, st.e.pack.manifest.Boundary, parts[:nStable], parts[nStable:], slices.Clone(infos), ""), stableOutcomes, nil
 	}
-	return assemble(ly.name, st.e.pack.manifest.Boundary, parts[:nStable], parts[nStable:], infos, sha), stableOutcomes, nil
+	if l, ok := cached.last.reuse(dynamic); ok {
+		return l, nil, nil
+	}
+	l := assemble(ly.name, st.e.pack.manifest.Boundary, parts[:nStable], parts[nStable:], slices.Clone(infos), cached.sha256)
+	cached.last.store(dynamic, l)
+	return l, nil, nil
 }
 
 // renderState is what the sections of one render share. The views and
