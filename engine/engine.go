@@ -88,6 +88,7 @@ type renderSet struct {
 	parts   []string          // a layer's section texts, reused likewise
 	dynamic []sectionOutcome  // a layer's dynamic outcomes, reused likewise
 	infos   []RenderedSection // a layer's section records, reused likewise
+	omitted []Omission        // the render's omissions, reused likewise
 	fields  fieldHashes       // per-render hashes of the fields dynamic sections read
 }
 

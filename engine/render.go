@@ -141,6 +141,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
 	}}
 
+	set.omitted = set.omitted[:0]
 	key := stableKey(&req, h.name, &st.d, e.filesHashes.get(files.Version, st.d.Files, &set.hasher), &set.hasher)
 	set.fields.reset(key)
 	memo, hit := e.memo.get(key)
@@ -164,6 +165,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	if !hit {
 		e.memo.put(key, memo)
 	}
+	res.Omitted = slices.Clone(set.omitted)
 	if max := settings.MaxPromptChars; max > 0 {
 		total := 0
 		for _, l := range res.Layers {
@@ -255,7 +257,7 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (L
 			}
 		}
 		if o.out == "" {
-			res.Omitted = append(res.Omitted, Omission{ID: sec.id, Layer: ly.name, Reason: o.reason})
+			st.set.omitted = append(st.set.omitted, Omission{ID: sec.id, Layer: ly.name, Reason: o.reason})
 			continue
 		}
 		infos = append(infos, RenderedSection{ID: sec.id, Tier: sec.tier, Chars: o.chars, Overridden: o.overridden})

@@ -76,6 +76,10 @@ func clean(name string) (string, string) {
 		return "", reasonEmpty
 	case strings.IndexByte(name, 0) >= 0:
 		return "", reasonNUL
+	case fs.ValidPath(name) && name != "." && !strings.Contains(name, `\`) && !hasDrive(name):
+		// Already clean and relative (every name a render looks up): no
+		// "." or ".." element, no empty one, no leading or trailing slash.
+		return name, ""
 	}
 	p := strings.ReplaceAll(name, `\`, "/")
 	if strings.HasPrefix(p, "/") || hasDrive(p) {

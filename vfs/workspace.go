@@ -23,13 +23,18 @@ const maxLinkHops = 40
 // and Resolve, so nothing outside root is ever opened. It is safe for
 // concurrent use if fsys is.
 type Workspace struct {
-	fsys afero.Fs
-	root string
+	fsys   afero.Fs
+	root   string
+	prefix string // what real puts before a relative path: the clean root and a slash, or ""
 }
 
 // NewWorkspace returns the view of root inside fsys. It does no I/O.
 func NewWorkspace(fsys afero.Fs, root string) *Workspace {
-	return &Workspace{fsys: fsys, root: root}
+	w := &Workspace{fsys: fsys, root: root}
+	if c := path.Clean(root); root != "" && c != "." {
+		w.prefix = strings.TrimSuffix(c, "/") + "/"
+	}
+	return w
 }
 
 // Root returns root as given, for display.
@@ -95,13 +100,14 @@ func (w *Workspace) resolve(name string) (string, fs.FileInfo, error) {
 
 // real maps a cleaned workspace-relative path to its path inside fsys.
 func (w *Workspace) real(rel string) string {
-	if rel == "" {
-		rel = "."
+	if rel == "" || rel == "." {
+		if w.root == "" {
+			return "."
+		}
+		return path.Clean(w.root)
 	}
-	if w.root == "" {
-		return rel
-	}
-	return path.Join(w.root, rel)
+	// rel is clean and relative, so this equals path.Join(root, rel).
+	return w.prefix + rel
 }
 
 // follow walks rel one component at a time, replacing each symlink by its

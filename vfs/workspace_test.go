@@ -5,8 +5,10 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -269,4 +271,31 @@ func TestReadTextUnreadable(t *testing.T) {
 	assert.ErrorIs(t, err, fs.ErrPermission)
 	assert.NotErrorIs(t, err, fs.ErrNotExist)
 	assert.Contains(t, err.Error(), "USER.md")
+}
+
+// real joins without path.Join's cost; it must agree with it.
+func TestRealMatchesPathJoin(t *testing.T) {
+	for _, root := range []string{"", ".", "/", "/ws", "/ws/", "ws", "./ws", "/a/../ws"} {
+		w := NewWorkspace(afero.NewMemMapFs(), root)
+		for _, rel := range []string{"", ".", "AGENTS.md", "memory/2026-11-30.md"} {
+			want := path.Join(root, rel)
+			if root == "" && (rel == "" || rel == ".") {
+				want = "."
+			}
+			assert.Equal(t, want, w.real(rel), "root %q, rel %q", root, rel)
+		}
+	}
+}
+
+func TestCleanFastPathAgrees(t *testing.T) {
+	for _, name := range []string{"AGENTS.md", "a/b", "a//b", "./a", "a/./b", "a/..", "../a", "/a", `a\b`, "C:a", ".", "a/", "é.md"} {
+		got, reason := clean(name)
+		slow := path.Clean(strings.ReplaceAll(name, `\`, "/"))
+		switch {
+		case reason != "":
+			assert.True(t, strings.HasPrefix(slow, "..") || strings.HasPrefix(slow, "/") || hasDrive(slow), "%q refused: %s", name, reason)
+		default:
+			assert.Equal(t, slow, got, name)
+		}
+	}
 }
