@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/sysprompt/sysprompt/engine/skills"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // catalogPartial is the pack partial that prints the skills catalog. The
@@ -143,7 +144,7 @@ func (e *Engine) subFS(dir string) afero.Fs {
 	if fsys, ok := e.subFSs.Load(dir); ok {
 		return fsys.(afero.Fs)
 	}
-	fsys, _ := e.subFSs.LoadOrStore(dir, afero.NewBasePathFs(e.opts.fs, dir))
+	fsys, _ := e.subFSs.LoadOrStore(dir, vfs.Sub(e.opts.fs, dir))
 	return fsys.(afero.Fs)
 }
 
