@@ -89,6 +89,8 @@ type renderSet struct {
 	dynamic []sectionOutcome  // a layer's dynamic outcomes, reused likewise
 	infos   []RenderedSection // a layer's section records, reused likewise
 	omitted []Omission        // the render's omissions, reused likewise
+	req     Request           // the render's request
+	state   renderState       // the render's shared state
 	fields  fieldHashes       // per-render hashes of the fields dynamic sections read
 }
 

@@ -86,6 +86,18 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The request and the render's shared state live in the pooled render
+	// set, so a render does not move them to the heap each time.
+	set := e.pool.Get().(*renderSet)
+	defer func() {
+		set.req, set.state = Request{}, renderState{} // keep no references
+		e.pool.Put(set)
+	}()
+	set.req = req
+	return e.render(ctx, set, &set.req)
+}
+
+func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Result, error) {
 	if err := req.validate(); err != nil {
 		if ke, ok := err.(*keyError); ok {
 			err = ke.err // its message already names the key
@@ -105,31 +117,29 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	if !ok {
 		return nil, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
 	}
-	settings, err := resolve(e.opts.config, &e.pack.manifest, &req)
+	settings, err := resolve(e.opts.config, &e.pack.manifest, req)
 	if err != nil {
 		return nil, err
 	}
-	overlays, err := e.overlayContributions(&req, &settings)
+	overlays, err := e.overlayContributions(req, &settings)
 	if err != nil {
 		return nil, err
 	}
 	contrib := mergeContributions(append(overlays, req.Contributions...))
 	res := &Result{Mode: req.Mode, Harness: h.name, Boundary: e.pack.manifest.Boundary, Settings: settings, Tools: req.Tools}
 
-	set := e.pool.Get().(*renderSet)
-	defer e.pool.Put(set)
-
-	files, err := e.loadBootstrap(ctx, set, &req, &settings, h, res)
+	files, err := e.loadBootstrap(ctx, set, req, &settings, h, res)
 	if err != nil {
 		return nil, err
 	}
-	catalog, err := e.buildSkills(ctx, set, &req, &settings)
+	catalog, err := e.buildSkills(ctx, set, req, &settings)
 	if err != nil {
 		return nil, err
 	}
 	res.Skills = catalog
 	stableFiles, dynamicFiles := splitFiles(files)
-	st := &renderState{e: e, set: set, req: &req, contrib: contrib, files: files.Files, d: derived{
+	st := &set.state
+	*st = renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: derived{
 		Overrides:     OverrideSet(contrib.overrides),
 		Skills:        newSkillsView(catalog),
 		Config:        settings,
@@ -142,7 +152,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	}}
 
 	set.omitted = set.omitted[:0]
-	key := stableKey(&req, h.name, &st.d, e.filesHashes.get(files.Version, st.d.Files, &set.hasher), &set.hasher)
+	key := stableKey(req, h.name, &st.d, e.filesHashes.get(files.Version, st.d.Files, &set.hasher), &set.hasher)
 	set.fields.reset(key)
 	memo, hit := e.memo.get(key)
 	if !hit {
