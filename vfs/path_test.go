@@ -3,6 +3,8 @@ package vfs
 import (
 	"errors"
 	"io/fs"
+	"path"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,4 +62,45 @@ func TestClean(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.reason)
 		})
 	}
+}
+
+// FuzzClean checks the rules every workspace and Sub lookup relies on: a
+// name is refused, or cleaned to a valid relative path that stays inside,
+// the same path the slow way (path.Clean) gives; and joining it to a root
+// agrees with path.Join.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"AGENTS.md", "memory/2026-11-30.md", "a//b", "./a", "a/../b", "..", "../x", "/etc/passwd",
+		`a\b`, "C:x", ".", "", "a/", "a\x00b", "é/ü.md", "a/./b/../../c"} {
+		f.Add(s, "/ws")
+	}
+	f.Add("x", "")
+	f.Add("x", ".")
+	f.Add("x", "/")
+	f.Fuzz(func(t *testing.T, name, root string) {
+		got, reason := clean(name)
+		if reason != "" {
+			if got != "" {
+				t.Fatalf("clean(%q) refused (%s) but returned %q", name, reason, got)
+			}
+			return
+		}
+		slow := path.Clean(strings.ReplaceAll(name, `\`, "/"))
+		if got != slow {
+			t.Fatalf("clean(%q) = %q, path.Clean gives %q", name, got, slow)
+		}
+		if !fs.ValidPath(got) || got == ".." || strings.HasPrefix(got, "../") || strings.HasPrefix(got, "/") {
+			t.Fatalf("clean(%q) = %q escapes or is invalid", name, got)
+		}
+		if strings.IndexByte(root, 0) >= 0 {
+			return
+		}
+		w := NewWorkspace(nil, root)
+		want := path.Join(root, got)
+		if root == "" && got == "." {
+			want = "."
+		}
+		if real := w.real(got); real != want {
+			t.Fatalf("root %q, name %q: real %q, path.Join %q", root, got, real, want)
+		}
+	})
 }
