@@ -8,6 +8,11 @@
 // given. Errors are *Error values (or an ErrorList) that name the file,
 // line and column.
 //
+// A long-lived Engine reuses work between renders whose inputs have not
+// changed: the stable tier (memo.go), each dynamic section per the fields
+// it reads (dynmemo.go), the bootstrap load and skills walk (their
+// packages' caches), and the assembled text of an unchanged turn.
+//
 // The engine is the pure renderer of SPEC §1; Resolve is the config
 // resolver; cmd/render and embedding programs are the runtime adapters
 // that gather live facts into a Request.
