@@ -166,18 +166,30 @@ func (k *keyHasher) mapEntry(start int, sum *memoKey) {
 	k.buf = k.buf[:start]
 }
 
-// pushSortedKeys pushes m's keys, sorted, on the keys stack and returns the
-// stack's previous height; the caller pops them with popKeys.
-func pushSortedKeys[V any](k *keyHasher, m map[string]V) int {
+// sortedMap writes a tag, m's size and its entries in key order, the
+// keys sorted on the keys stack (nested calls push above and pop back).
+func sortedMap[V any](k *keyHasher, tag uint64, m map[string]V, value func(V)) {
+	k.uint(tag)
+	k.uint(uint64(len(m)))
 	base := len(k.keys)
 	for key := range m {
 		k.keys = append(k.keys, key)
 	}
 	slices.Sort(k.keys[base:])
-	return base
+	for i := base; i < base+len(m); i++ {
+		k.string(k.keys[i])
+		value(m[k.keys[i]])
+	}
+	k.keys = k.keys[:base]
 }
 
-func (k *keyHasher) popKeys(base int) { k.keys = k.keys[:base] }
+func (k *keyHasher) bool(b bool) {
+	if b {
+		k.uint(1)
+	} else {
+		k.uint(0)
+	}
+}
 
 // jsonish writes the values decoded JSON and TOML are made of without
 // reflection (tool schemas are nested maps); ok is false for other types.
@@ -229,27 +241,9 @@ func (k *keyHasher) jsonish(x any) bool {
 		clear(k.pairs[base:]) // drop references to the caller's values
 		k.pairs = k.pairs[:base]
 	case map[string]string:
-		k.uint(7)
-		k.uint(uint64(len(x)))
-		base := pushSortedKeys(k, x)
-		for _, key := range k.keys[base:] {
-			k.string(key)
-			k.string(x[key])
-		}
-		k.popKeys(base)
+		sortedMap(k, 7, x, k.string)
 	case map[string]bool:
-		k.uint(8)
-		k.uint(uint64(len(x)))
-		base := pushSortedKeys(k, x)
-		for _, key := range k.keys[base:] {
-			k.string(key)
-			if x[key] {
-				k.uint(1)
-			} else {
-				k.uint(0)
-			}
-		}
-		k.popKeys(base)
+		sortedMap(k, 8, x, k.bool)
 	default:
 		return false
 	}

@@ -2,11 +2,6 @@ package engine
 
 import (
 	"context"
-	"io/fs"
-	"math/rand/v2"
-	"os"
-	"path"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"testing/fstest"
@@ -110,61 +105,4 @@ func TestKeyHasherSeparatesValues(t *testing.T) {
 	m1 := map[string]any{"a": 1.0, "b": []any{"x"}, "c": map[string]any{"d": true}}
 	m2 := map[string]any{"c": map[string]any{"d": true}, "b": []any{"x"}, "a": 1.0}
 	assert.Equal(t, key(m1), key(m2))
-}
-
-// Both memos against the built-in pack: one long-lived engine renders the
-// shipped example requests, each with turns whose volatile fields vary
-// and some repeated, and every result must equal a fresh engine's.
-func TestMemosMatchFreshRendersOfExamples(t *testing.T) {
-	cfgText, err := os.ReadFile("../examples/agents.toml")
-	require.NoError(t, err)
-	cfg, err := ParseConfig("agents.toml", cfgText)
-	require.NoError(t, err)
-	ws := afero.NewMemMapFs()
-	root := os.DirFS("../examples/workspace")
-	require.NoError(t, fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(root, p)
-		if err != nil {
-			return err
-		}
-		return afero.WriteFile(ws, path.Join("/ws", p), data, 0o644)
-	}))
-	pack := os.DirFS("..")
-	opts := []Option{WithFS(ws), WithConfig(cfg)}
-	long, err := New(pack, opts...)
-	require.NoError(t, err)
-
-	files, err := filepath.Glob("../examples/requests/*.toml")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	turns := []func(r *Request){
-		func(*Request) {},
-		func(r *Request) { r.Date = "2026-12-24T23:59:00Z"; r.Runtime.Host = "other" },
-		func(r *Request) { r.Owners = append(r.Owners, "signal:+351"); r.TTSHint = "speak slowly" },
-		func(r *Request) { r.Channel.ChatType = "group"; r.Reactions.Level = "extensive" },
-		func(r *Request) { r.Heartbeat.Prompt = "check in"; r.ExtraSystemPrompt = "a group of four" },
-		func(r *Request) { r.Session.Reset = true },
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range 60 {
-		file := files[rng.IntN(len(files))]
-		text, err := os.ReadFile(file)
-		require.NoError(t, err)
-		req, err := ParseRequest(file, text)
-		require.NoError(t, err)
-		req.Workspace.Path = "/ws"
-		turns[rng.IntN(len(turns))](&req)
-
-		got, err := long.Render(context.Background(), req)
-		require.NoError(t, err, "%d: %s", i, file)
-		fresh, err := New(pack, opts...)
-		require.NoError(t, err)
-		want, err := fresh.Render(context.Background(), req)
-		require.NoError(t, err)
-		require.Equal(t, want.Layers, got.Layers, "%d: %s", i, file)
-		require.Equal(t, want.Omitted, got.Omitted, "%d: %s", i, file)
-	}
 }
