@@ -170,6 +170,10 @@ func (k *keyHasher) mapEntry(start int, sum *memoKey) {
 // keys sorted on the keys stack (nested calls push above and pop back).
 func sortedMap[V any](k *keyHasher, tag uint64, m map[string]V, value func(V)) {
 	k.uint(tag)
+	if m == nil {
+		k.uint(math.MaxUint64) // nil and empty print differently (mustToJson)
+		return
+	}
 	k.uint(uint64(len(m)))
 	base := len(k.keys)
 	for key := range m {
@@ -191,8 +195,9 @@ func (k *keyHasher) bool(b bool) {
 	}
 }
 
-// jsonish writes the values decoded JSON and TOML are made of without
-// reflection (tool schemas are nested maps); ok is false for other types.
+// jsonish writes the values decoded JSON and TOML are made of, and string
+// maps, without reflection; ok is false for other types. nil and empty
+// differ: templates can tell them apart (mustToJson prints null or []).
 func (k *keyHasher) jsonish(x any) bool {
 	switch x := x.(type) {
 	case nil:
@@ -215,14 +220,20 @@ func (k *keyHasher) jsonish(x any) bool {
 		k.uint(uint64(x))
 	case []any:
 		k.uint(5)
+		if x == nil {
+			k.uint(math.MaxUint64)
+			break
+		}
 		k.uint(uint64(len(x)))
 		for _, e := range x {
-			if !k.jsonish(e) {
-				k.value(reflect.ValueOf(e))
-			}
+			k.any(e)
 		}
 	case map[string]any:
 		k.uint(6)
+		if x == nil {
+			k.uint(math.MaxUint64)
+			break
+		}
 		k.uint(uint64(len(x)))
 		if len(x) <= smallMap {
 			k.smallMap(x)
@@ -274,9 +285,19 @@ func (k *keyHasher) smallMap(x map[string]any) {
 
 func (k *keyHasher) pair(p jsonPair) {
 	k.string(p.key)
-	if !k.jsonish(p.val) {
-		k.value(reflect.ValueOf(p.val))
+	k.any(p.val)
+}
+
+// any writes a value held in an interface: a JSON-like one directly,
+// another with its dynamic type first, so that values of different types
+// never encode alike.
+func (k *keyHasher) any(v any) {
+	if k.jsonish(v) {
+		return
 	}
+	k.uint(9)
+	k.string(reflect.TypeOf(v).String())
+	k.value(reflect.ValueOf(v))
 }
 
 // value writes any value of the kinds requests, settings, files and
@@ -368,6 +389,10 @@ func stableKey(req *Request, harness string, d *derived, filesHash memoKey, k *k
 		k.string(f.key)
 		if f.key == "Tools" {
 			// What templates see of them (ToolInfo): not the schemas.
+			if req.Tools == nil {
+				k.uint(math.MaxUint64) // nil and empty print differently
+				continue
+			}
 			k.uint(uint64(len(req.Tools)))
 			for _, t := range req.Tools {
 				k.string(t.Name)

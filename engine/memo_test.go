@@ -69,6 +69,23 @@ func TestStableMemo(t *testing.T) {
 	check(mode, 4)
 }
 
+// nil and empty lists and maps print differently, so they must not share
+// a memo entry (found in review: the key wrote only their length).
+func TestMemoKeepsNilAndEmptyApart(t *testing.T) {
+	pack := dynPack(t, map[string]string{"d": `tools={{ mustToJson .Tools }} aliases={{ mustToJson .ModelAliases }}`}, "")
+	e, err := New(pack)
+	require.NoError(t, err)
+	for _, req := range []Request{{}, {Tools: []Tool{}}, {ModelAliases: map[string]string{}}, {}} {
+		got, err := e.Render(context.Background(), req)
+		require.NoError(t, err)
+		fresh, err := New(pack)
+		require.NoError(t, err)
+		want, err := fresh.Render(context.Background(), req)
+		require.NoError(t, err)
+		assert.Equal(t, want.Layers[0].Dynamic, got.Layers[0].Dynamic)
+	}
+}
+
 func TestStableMemoIsBounded(t *testing.T) {
 	e, err := New(memoPack())
 	require.NoError(t, err)
@@ -97,6 +114,14 @@ func TestKeyHasherSeparatesValues(t *testing.T) {
 		{{[]any{"x", nil}}, {[]any{nil, "x"}}},
 		{{true}, {false}},
 		{{1.5}, {2.5}},
+		{{map[string]string(nil)}, {map[string]string{}}},
+		{{map[string]bool(nil)}, {map[string]bool{}}},
+		{{map[string]any(nil)}, {map[string]any{}}},
+		{{[]any(nil)}, {[]any{}}},
+		{{[]any{"xyz", nil}}, {[]any{1, struct {
+			S string
+			Z int64
+		}{"xyz", 0}}}},
 	}
 	for _, p := range pairs {
 		assert.NotEqual(t, key(p[0]...), key(p[1]...), "%v vs %v", p[0], p[1])
