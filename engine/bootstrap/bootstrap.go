@@ -192,6 +192,9 @@ func Load(ctx context.Context, ws *vfs.Workspace, opts Options) (Result, error) 
 	if opts.Markers == nil {
 		return Result{}, errors.New("bootstrap: Options.Markers is nil")
 	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("bootstrap: %w", err)
+	}
 	if r, ok := opts.Cache.reuse(ws, &opts); ok {
 		return r, nil
 	}

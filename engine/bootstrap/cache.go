@@ -13,8 +13,9 @@ import (
 // was asked for; an edit that keeps both (same size within the disk's time
 // resolution) goes unnoticed until the next change. Entries are keyed by
 // the file's path inside the workspace's filesystem, so share a Cache only
-// between Loads over the same filesystem. A Cache is safe for concurrent
-// use; the zero value is empty and ready.
+// between Loads over the same filesystem (and with Markers that print the
+// same: a Cache also remembers whole results, see memo.go). A Cache is
+// safe for concurrent use; the zero value is empty and ready.
 type Cache struct {
 	mu      sync.Mutex
 	entries map[string]cacheEntry // by resolved workspace path

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,7 @@ type fileState struct {
 	size    int64
 	modTime time.Time
 	mode    fs.FileMode
+	info    fs.FileInfo // for os.SameFile: duplicate detection uses file identity
 }
 
 type stateKind uint8
@@ -48,7 +50,7 @@ const (
 // (an I/O error other than a missing file or a refusal).
 func stateOf(real string, info fs.FileInfo, err error) (fileState, bool) {
 	if err == nil {
-		return fileState{real: real, size: info.Size(), modTime: info.ModTime(), mode: info.Mode()}, true
+		return fileState{real: real, size: info.Size(), modTime: info.ModTime(), mode: info.Mode(), info: info}, true
 	}
 	if refused, ok := errors.AsType[*vfs.RefusedError](err); ok {
 		return fileState{kind: stateRefused, reason: refused.Reason}, true
@@ -61,7 +63,20 @@ func stateOf(real string, info fs.FileInfo, err error) (fileState, bool) {
 
 func (a fileState) equal(b fileState) bool {
 	return a.real == b.real && a.kind == b.kind && a.reason == b.reason &&
-		a.size == b.size && a.modTime.Equal(b.modTime) && a.mode == b.mode
+		a.size == b.size && a.modTime.Equal(b.modTime) && a.mode == b.mode &&
+		sameIdentity(a.info, b.info)
+}
+
+// sameIdentity reports whether two infos of one path are the same file:
+// os.SameFile for infos from the OS (a file replaced by a copy with the
+// same size and time is another file, and may no longer duplicate one
+// loaded under another name); infos without identity (in-memory
+// filesystems, Sys() nil) count as the same.
+func sameIdentity(a, b fs.FileInfo) bool {
+	if a == nil || b == nil || a.Sys() == nil || b.Sys() == nil {
+		return (a == nil) == (b == nil)
+	}
+	return os.SameFile(a, b)
 }
 
 // memoResult is one remembered Load.
@@ -73,9 +88,13 @@ type memoResult struct {
 	result  Result
 }
 
-// memoOptions is opts as far as the result memo compares them.
+// memoOptions is opts as far as the result memo compares them, with its
+// own copies of the lists and maps: the caller may change theirs later.
 func memoOptions(opts Options) Options {
 	opts.Markers, opts.Cache, opts.Hook = nil, nil, nil
+	opts.Files, opts.Optional = slices.Clone(opts.Files), slices.Clone(opts.Optional)
+	opts.DynamicFiles, opts.SubagentFiles = slices.Clone(opts.DynamicFiles), slices.Clone(opts.SubagentFiles)
+	opts.Omit, opts.Replace = maps.Clone(opts.Omit), maps.Clone(opts.Replace)
 	return opts
 }
 

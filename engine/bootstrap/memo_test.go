@@ -117,3 +117,48 @@ func TestResultMemoIsBounded(t *testing.T) {
 	}
 	assert.Len(t, cache.results, resultMemoSize)
 }
+
+// The memo keeps its own copy of the options: a caller that changes its
+// map after a Load must not be served the old result (found in review).
+func TestResultMemoCopiesOptions(t *testing.T) {
+	_, ws := memWorkspace(t, map[string]string{"a.md": "persona A", "b.md": "persona B", "AGENTS.md": "rules"})
+	replace := map[string]string{"SOUL.md": "a.md"}
+	opts := Options{Files: []string{"AGENTS.md", "SOUL.md"}, Replace: replace, Cache: NewCache()}
+	assert.Equal(t, "persona A", mustLoad(t, ws, opts).Files[1].Content)
+	replace["SOUL.md"] = "b.md"
+	assert.Equal(t, "persona B", mustLoad(t, ws, opts).Files[1].Content)
+	opts.Files[1] = "AGENTS.md"
+	assert.Len(t, mustLoad(t, ws, opts).Files, 1, "the list changed in place too")
+}
+
+// A file reached under two names is injected once; if one name stops
+// being the same file, even keeping size and time (cp -p over a hard
+// link), the next Load must see it (found in review).
+func TestResultMemoNoticesFileIdentity(t *testing.T) {
+	root := t.TempDir()
+	agents, soul := filepath.Join(root, "AGENTS.md"), filepath.Join(root, "SOUL.md")
+	require.NoError(t, os.WriteFile(agents, []byte("rules"), 0o644))
+	require.NoError(t, os.Link(agents, soul))
+	ws := vfs.NewWorkspace(afero.NewOsFs(), root)
+	opts := Options{Files: []string{"AGENTS.md", "SOUL.md"}, Cache: NewCache()}
+	assert.Len(t, mustLoad(t, ws, opts).Files, 1, "SOUL.md is AGENTS.md")
+
+	info, err := os.Stat(agents)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(soul))
+	require.NoError(t, os.WriteFile(soul, []byte("rules"), 0o644))
+	require.NoError(t, os.Chtimes(soul, info.ModTime(), info.ModTime()))
+	files := mustLoad(t, ws, opts).Files
+	require.Len(t, files, 2, "a copy is its own file")
+	assert.Equal(t, "SOUL.md", files[1].Name)
+}
+
+func TestResultMemoHonoursCancellation(t *testing.T) {
+	_, ws := memWorkspace(t, allFiles())
+	opts := Options{Cache: NewCache(), Markers: testMarkers{}}
+	mustLoad(t, ws, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Load(ctx, ws, opts)
+	assert.ErrorIs(t, err, context.Canceled)
+}
