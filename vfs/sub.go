@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"syscall"
 	"time"
 
@@ -11,8 +12,9 @@ import (
 )
 
 // Sub returns a read-only view of the directory dir inside fsys: a name
-// is cleaned (as Resolve does, so it cannot climb out with "..") and
-// joined to dir. It serves the skills walker, which looks up the same
+// is cleaned lexically, so it cannot climb out with "..", and joined to
+// dir. Unlike the workspace's own names, a backslash or a "c:" here is
+// just a character: these names come from directory listings. It serves the skills walker, which looks up the same
 // clean names on every render: afero.BasePathFs would clean and join each
 // again, tripling the cost of a stat on a MemMapFs. Writes fail with
 // EPERM. Symlinks are not resolved; Lstat (LstatIfPossible) and
@@ -33,20 +35,19 @@ type subFS struct {
 	prefix string // dir and a slash
 }
 
-// real maps a name inside the view to its name in fsys.
+// real maps a name inside the view to its name in fsys, as BasePathFs
+// does: "/x" is x inside the view, and a name that climbs out does not
+// exist.
 func (s *subFS) real(op, name string) (string, error) {
-	if name == "" || name == "." || name == "/" {
+	if fs.ValidPath(name) && name != "." {
+		return s.prefix + name, nil // already clean: the walker's names
+	}
+	rel := path.Clean(strings.TrimLeft(name, "/"))
+	switch {
+	case rel == "" || rel == ".":
 		return s.dir, nil
-	}
-	rel, reason := clean(name)
-	if reason == reasonAbsolute {
-		rel, reason = clean(name[1:]) // "/x" names x inside the view, as in BasePathFs
-	}
-	if reason != "" {
+	case rel == ".." || strings.HasPrefix(rel, "../"):
 		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
-	}
-	if rel == "." {
-		return s.dir, nil
 	}
 	return s.prefix + rel, nil
 }
