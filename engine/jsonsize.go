@@ -49,20 +49,29 @@ func jsonChars(v any) int {
 	return utf8.RuneCount(b)
 }
 
+// asciiJSONChars is how many characters encoding/json writes for each
+// ASCII byte inside a string.
+var asciiJSONChars = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+			t[c] = 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			t[c] = 6 // \u00XX
+		default:
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
 // jsonStringChars counts a quoted JSON string as encoding/json writes it.
 func jsonStringChars(s string) int {
 	n := 2
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
-				n += 2
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				n += 6 // \u00XX
-			default:
-				n++
-			}
+			n += int(asciiJSONChars[c])
 			i++
 			continue
 		}

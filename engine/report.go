@@ -146,8 +146,8 @@ func (r *Result) Report(tok Tokenizer) Report {
 		Harness:   r.Harness,
 		Workspace: r.Settings.Workspace,
 		Omitted:   r.Omitted,
-		Sections:  []SectionReport{},
-		Layers:    []LayerReport{},
+		Sections:  make([]SectionReport, 0, sectionCount(r.Layers)),
+		Layers:    make([]LayerReport, 0, len(r.Layers)),
 	}
 	if rep.Omitted == nil {
 		rep.Omitted = []Omission{}
@@ -197,6 +197,14 @@ func (r *Result) Report(tok Tokenizer) Report {
 	return rep
 }
 
+func sectionCount(layers []Layer) int {
+	n := 0
+	for _, l := range layers {
+		n += len(l.Sections)
+	}
+	return n
+}
+
 func bootstrapReport(r *Result) BootstrapReport {
 	b := BootstrapReport{
 		MaxChars:         r.Settings.BootstrapMaxChars,
@@ -204,7 +212,7 @@ func bootstrapReport(r *Result) BootstrapReport {
 		WarningMode:      r.Settings.TruncationWarning,
 		WarningShown:     r.TruncationWarned,
 		WarningSignature: r.TruncationSignature,
-		Files:            []FileReport{},
+		Files:            make([]FileReport, 0, len(r.Files)),
 	}
 	for _, f := range r.Files {
 		b.RawChars += f.RawChars
@@ -228,35 +236,44 @@ func bootstrapReport(r *Result) BootstrapReport {
 func skillsReport(r *Result) SkillsReport {
 	c := r.Skills
 	s := SkillsReport{Found: c.Found, Eligible: c.Eligible, Listed: c.Listed, Descriptions: c.Descriptions, Note: c.Note,
-		Entries: []SkillBlock{}, Skipped: c.Skipped, Problems: c.Problems}
+		Entries: make([]SkillBlock, 0, len(c.Skills)), Skipped: c.Skipped, Problems: c.Problems}
 	if s.Skipped == nil {
 		s.Skipped = []skills.Skipped{}
 	}
 	if s.Problems == nil {
 		s.Problems = []skills.Problem{}
 	}
-	blocks := map[string]string{}
+	blocks := map[string]int{} // escaped location -> block chars
 	for _, l := range r.Layers {
 		text := l.Text
-		if start := strings.Index(text, "<available_skills>"); start >= 0 {
-			if end := strings.Index(text[start:], "</available_skills>"); end >= 0 {
-				catalog := text[start : start+end+len("</available_skills>")]
-				s.CatalogChars += utf8.RuneCountInString(catalog)
-				for _, block := range strings.SplitAfter(catalog, "</skill>") {
-					i := strings.Index(block, "<skill>")
-					if i < 0 {
-						continue
-					}
-					block = block[i:]
-					if n := between(block, "<location>", "</location>"); n != "" {
-						blocks[n] = block
-					}
-				}
+		start := strings.Index(text, "<available_skills>")
+		if start < 0 {
+			continue
+		}
+		end := strings.Index(text[start:], "</available_skills>")
+		if end < 0 {
+			continue
+		}
+		catalog := text[start : start+end+len("</available_skills>")]
+		s.CatalogChars += utf8.RuneCountInString(catalog)
+		for rest := catalog; ; {
+			i := strings.Index(rest, "<skill>")
+			if i < 0 {
+				break
 			}
+			j := strings.Index(rest[i:], "</skill>")
+			if j < 0 {
+				break
+			}
+			block := rest[i : i+j+len("</skill>")]
+			if n := between(block, "<location>", "</location>"); n != "" {
+				blocks[n] = utf8.RuneCountInString(block)
+			}
+			rest = rest[i+j+len("</skill>"):]
 		}
 	}
 	for _, sk := range c.Skills {
-		s.Entries = append(s.Entries, SkillBlock{Name: sk.Name, Location: sk.Location, BlockChars: utf8.RuneCountInString(blocks[xmlEscape(sk.Location)])})
+		s.Entries = append(s.Entries, SkillBlock{Name: sk.Name, Location: sk.Location, BlockChars: blocks[xmlEscape(sk.Location)]})
 	}
 	return s
 }
@@ -279,7 +296,7 @@ var xmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"
 func xmlEscape(s string) string { return xmlReplacer.Replace(s) }
 
 func toolsReport(tools []Tool) ToolsReport {
-	t := ToolsReport{Entries: []ToolReport{}}
+	t := ToolsReport{Entries: make([]ToolReport, 0, len(tools))}
 	for _, tool := range tools {
 		schema := 0
 		if tool.Schema != nil {
