@@ -304,7 +304,8 @@ type renderState struct {
 	protectedDone bool
 }
 
-// tidy tidies a section's raw output (see tidy).
+// tidy is tidy for this render: the injected texts it must leave alone
+// are gathered only once a section has blank lines to fold.
 func (st *renderState) tidy(raw string) string {
 	if trimmed := strings.TrimSpace(raw); !needsFold(trimmed) {
 		return trimmed
