@@ -245,37 +245,41 @@ func skillsReport(r *Result) SkillsReport {
 	}
 	blocks := map[string]int{} // escaped location -> block chars
 	for _, l := range r.Layers {
-		text := l.Text
-		start := strings.Index(text, "<available_skills>")
-		if start < 0 {
+		catalog, _, ok := element(l.Text, "<available_skills>", "</available_skills>")
+		if !ok {
 			continue
 		}
-		end := strings.Index(text[start:], "</available_skills>")
-		if end < 0 {
-			continue
-		}
-		catalog := text[start : start+end+len("</available_skills>")]
 		s.CatalogChars += utf8.RuneCountInString(catalog)
 		for rest := catalog; ; {
-			i := strings.Index(rest, "<skill>")
-			if i < 0 {
+			block, after, ok := element(rest, "<skill>", "</skill>")
+			if !ok {
 				break
 			}
-			j := strings.Index(rest[i:], "</skill>")
-			if j < 0 {
-				break
-			}
-			block := rest[i : i+j+len("</skill>")]
 			if n := between(block, "<location>", "</location>"); n != "" {
 				blocks[n] = utf8.RuneCountInString(block)
 			}
-			rest = rest[i+j+len("</skill>"):]
+			rest = after
 		}
 	}
 	for _, sk := range c.Skills {
 		s.Entries = append(s.Entries, SkillBlock{Name: sk.Name, Location: sk.Location, BlockChars: blocks[xmlEscape(sk.Location)]})
 	}
 	return s
+}
+
+// element returns the first run of s from open through the close that
+// follows it, and what comes after; ok is false when there is none.
+func element(s, open, close string) (run, after string, ok bool) {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return "", "", false
+	}
+	j := strings.Index(s[i:], close)
+	if j < 0 {
+		return "", "", false
+	}
+	end := i + j + len(close)
+	return s[i:end], s[end:], true
 }
 
 func between(s, open, close string) string {
