@@ -22,12 +22,9 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"sort"
-	"strings"
 	"sync"
 	"text/template"
-	"text/template/parse"
 
 	"github.com/spf13/afero"
 
@@ -152,116 +149,4 @@ func (e *Engine) newRenderSet() *renderSet {
 	inc := funcs.NewIncluder(clone, e.opts.includeMax)
 	clone.Funcs(template.FuncMap{"include": inc.Include})
 	return &renderSet{t: clone}
-}
-
-// funcMap is the base function map; include is bound per render set.
-var funcMap = sync.OnceValue(funcs.New)
-
-// compileTemplates parses partials and section bodies into one set,
-// refusing a name defined twice, then runs the static checks.
-func compileTemplates(p *pack) (*template.Template, ErrorList) {
-	var errs ErrorList
-	master := template.New("").Option("missingkey=error").Funcs(funcMap())
-	defined := map[string]string{} // template name -> "file:line:col" of its define
-
-	add := func(file, text, sectionID string) {
-		where := func(name string) string {
-			l, c := definePos(text, name)
-			return fmt.Sprintf("%s:%d:%d", file, l, c)
-		}
-		t, err := template.New(file).Option("missingkey=error").Funcs(funcMap()).Parse(text)
-		if err != nil {
-			errs = append(errs, parseError(file, sectionID, err))
-			return
-		}
-		for _, tt := range sortedTemplates(t) {
-			name := tt.Name()
-			if name != file {
-				if prev, dup := defined[name]; dup {
-					l, c := definePos(text, name)
-					errs = append(errs, &Error{Phase: PhaseParse, File: file, Line: l, Col: c, Section: sectionID,
-						Err: fmt.Errorf("template %q is defined twice: here and at %s", name, prev)})
-					continue
-				}
-				defined[name] = where(name)
-			}
-			if tt.Tree == nil {
-				continue
-			}
-			if _, err := master.AddParseTree(name, tt.Tree); err != nil {
-				errs = append(errs, &Error{Phase: PhaseParse, File: file, Section: sectionID, Err: err})
-			}
-		}
-	}
-	for _, pf := range p.partials {
-		add(pf.file, pf.text, "")
-	}
-	for _, id := range sortedKeys(p.sections) {
-		sec := p.sections[id]
-		if _, dup := defined[sec.file]; dup {
-			errs = append(errs, &Error{Phase: PhaseParse, File: sec.file, Line: 1, Col: 1, Section: id,
-				Err: fmt.Errorf("a partial defines a template named like this section file")})
-			continue
-		}
-		add(sec.file, sec.body, id)
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	errs = append(errs, checkReferences(master, p)...)
-	errs = append(errs, checkTiers(master, p)...)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	for _, sec := range p.sections {
-		sec.memo = newSectionMemo(sec)
-	}
-	return master, nil
-}
-
-func sortedTemplates(t *template.Template) []*template.Template {
-	list := t.Templates()
-	sort.Slice(list, func(i, j int) bool { return list[i].Name() < list[j].Name() })
-	return list
-}
-
-// parseError converts a text/template parse error.
-func parseError(file, sectionID string, err error) *Error {
-	e := &Error{Phase: PhaseParse, File: file, Section: sectionID, Err: err}
-	if loc, ok := parseTemplateError(err.Error()); ok {
-		e.File, e.Line, e.Col = loc.Name, loc.Line, loc.Col
-		e.Err = fmt.Errorf("%s", loc.Rest)
-	}
-	return e
-}
-
-// splitLoc reads the "file:line:col" that ErrorContext returns, whose
-// column counts from 0, and returns a 1-based column.
-func splitLoc(loc string) (line, col int) {
-	parts := strings.Split(loc, ":")
-	if len(parts) >= 3 {
-		fmt.Sscanf(parts[len(parts)-2], "%d", &line)
-		fmt.Sscanf(parts[len(parts)-1], "%d", &col)
-		col++
-	}
-	return line, col
-}
-
-// definePos finds where {{define "name"}} is written in text.
-func definePos(text, name string) (line, col int) {
-	re := regexp.MustCompile(`\{\{-?\s*define\s+"` + regexp.QuoteMeta(name) + `"`)
-	loc := re.FindStringIndex(text)
-	if loc == nil {
-		return 0, 0
-	}
-	before := text[:loc[0]]
-	return strings.Count(before, "\n") + 1, loc[0] - (strings.LastIndex(before, "\n") + 1) + 1
-}
-
-// nodeError builds an *Error at a parse node of tree.
-func nodeError(tree *parse.Tree, node parse.Node, phase Phase, sectionID string, err error) *Error {
-	loc, _ := tree.ErrorContext(node)
-	file := tree.ParseName
-	l, c := splitLoc(loc)
-	return &Error{Phase: phase, File: file, Line: l, Col: c, Section: sectionID, Err: err}
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
@@ -111,13 +112,16 @@ type templateLocation struct {
 	Rest      string
 }
 
-var templatePrefixRe = regexp.MustCompile(`^template: ([^:]+):(\d+):(?:(\d+):)? ?(.*)$`)
+// templatePrefixRe is compiled on the first error, not at package init.
+var templatePrefixRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^template: ([^:]+):(\d+):(?:(\d+):)? ?(.*)$`)
+})
 
 // parseTemplateError reads text/template's location prefix. It is the only
 // place that reads the standard library's message text; its table test
 // pins the formats it accepts.
 func parseTemplateError(msg string) (templateLocation, bool) {
-	m := templatePrefixRe.FindStringSubmatch(msg)
+	m := templatePrefixRe().FindStringSubmatch(msg)
 	if m == nil {
 		return templateLocation{}, false
 	}
@@ -140,7 +144,9 @@ func parseTemplateError(msg string) (templateLocation, bool) {
 
 // missingFieldRe matches a field the view struct lacks; the type it
 // names is the long generated view type, which the message drops.
-var missingFieldRe = regexp.MustCompile(`can't evaluate field (\w+) in type \*?struct \{.*$`)
+var missingFieldRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`can't evaluate field (\w+) in type \*?struct \{.*$`)
+})
 
 // execError converts an error from executing a section's template into an
 // *Error, turning "no entry for key" on a stable view into a TierError.
@@ -161,7 +167,7 @@ func execError(sec *section, err error) *Error {
 	}
 	e.File, e.Line, e.Col = loc.Name, loc.Line, loc.Col
 	cause := errors.Unwrap(xerr.Err)
-	switch m := missingFieldRe.FindStringSubmatch(loc.Rest); {
+	switch m := missingFieldRe().FindStringSubmatch(loc.Rest); {
 	case m != nil && sec.tier == TierStable && volatileKeys[m[1]]:
 		e.Phase = PhaseTier
 		e.Err = &TierError{Field: m[1]}

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -129,9 +130,14 @@ func outermost(keys []string) string {
 	return best
 }
 
+// The error regexps are compiled on the first error, not at package init.
 var (
-	lineRe    = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?: (.*)$`)
-	lastKeyRe = regexp.MustCompile(`^toml: \(last key "([^"]*)"\): (.*)$`)
+	lineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?: (.*)$`)
+	})
+	lastKeyRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^toml: \(last key "([^"]*)"\): (.*)$`)
+	})
 )
 
 // tomlError turns BurntSushi/toml's two error shapes (ParseError for syntax,
@@ -147,7 +153,7 @@ func tomlError(src string, err error) error {
 		return &PosError{Line: pe.Position.Line, Col: column(src, pe.Position), Key: pe.LastKey, Msg: msg}
 	}
 	text := err.Error()
-	if m := lineRe.FindStringSubmatch(text); m != nil {
+	if m := lineRe().FindStringSubmatch(text); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		key, msg := m[2], m[3]
 		col := 0
@@ -159,7 +165,7 @@ func tomlError(src string, err error) error {
 		}
 		return &PosError{Line: line, Col: col, Key: key, Msg: msg}
 	}
-	if m := lastKeyRe.FindStringSubmatch(text); m != nil {
+	if m := lastKeyRe().FindStringSubmatch(text); m != nil {
 		line, col := LocateKey(src, m[1])
 		return &PosError{Line: line, Col: col, Key: m[1], Msg: fmt.Sprintf("key %q: %s", m[1], m[2])}
 	}

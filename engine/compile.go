@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"text/template"
+	"text/template/parse"
+
+	"github.com/sysprompt/sysprompt/funcs"
+)
+
+// funcMap is the base function map; include is bound per render set.
+// Nothing modifies it: the master copies it once (Funcs), and each file
+// is parsed against it by reference.
+var funcMap = sync.OnceValue(funcs.New)
+
+// builtinNames are text/template's predefined functions (its unexported
+// builtins()), which Template.Parse passes to parse.Parse alongside the
+// set's own functions. The parser only asks whether a name is present,
+// so the values are placeholders. TestBuiltinNames checks the list
+// against text/template.
+var builtinNames = map[string]any{
+	"and": true, "call": true, "html": true, "index": true, "slice": true,
+	"js": true, "len": true, "not": true, "or": true, "print": true,
+	"printf": true, "println": true, "urlquery": true,
+	"eq": true, "ge": true, "gt": true, "le": true, "lt": true, "ne": true,
+}
+
+// compileTemplates parses partials and section bodies into one set,
+// refusing a name defined twice, then runs the static checks.
+//
+// Each file is parsed on its own with parse.Parse, exactly as
+// Template.Parse would, but against the shared function map instead of a
+// per-file template with its own copy of it; its trees then go into the
+// master with AddParseTree.
+func compileTemplates(p *pack) (*template.Template, ErrorList) {
+	var errs ErrorList
+	fm := funcMap()
+	master := template.New("").Option("missingkey=error").Funcs(fm)
+	// template name -> where its define is; the position is worked out
+	// only when a second define needs to name it.
+	type site struct{ file, text string }
+	defined := map[string]site{}
+
+	add := func(file, text, sectionID string) {
+		trees, err := parse.Parse(file, text, "", "", fm, builtinNames)
+		if err != nil {
+			errs = append(errs, parseError(file, sectionID, err))
+			return
+		}
+		for _, name := range sortedKeys(trees) {
+			if name != file {
+				if prev, dup := defined[name]; dup {
+					l, c := definePos(text, name)
+					pl, pc := definePos(prev.text, name)
+					errs = append(errs, &Error{Phase: PhaseParse, File: file, Line: l, Col: c, Section: sectionID,
+						Err: fmt.Errorf("template %q is defined twice: here and at %s:%d:%d", name, prev.file, pl, pc)})
+					continue
+				}
+				defined[name] = site{file, text}
+			}
+			if _, err := master.AddParseTree(name, trees[name]); err != nil {
+				errs = append(errs, &Error{Phase: PhaseParse, File: file, Section: sectionID, Err: err})
+			}
+		}
+	}
+	for _, pf := range p.partials {
+		add(pf.file, pf.text, "")
+	}
+	for _, id := range sortedKeys(p.sections) {
+		sec := p.sections[id]
+		if _, dup := defined[sec.file]; dup {
+			errs = append(errs, &Error{Phase: PhaseParse, File: sec.file, Line: 1, Col: 1, Section: id,
+				Err: fmt.Errorf("a partial defines a template named like this section file")})
+			continue
+		}
+		add(sec.file, sec.body, id)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	errs = append(errs, checkReferences(master, p)...)
+	errs = append(errs, checkTiers(master, p)...)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	for _, sec := range p.sections {
+		sec.memo = newSectionMemo(sec)
+	}
+	return master, nil
+}
+
+func sortedTemplates(t *template.Template) []*template.Template {
+	list := t.Templates()
+	sort.Slice(list, func(i, j int) bool { return list[i].Name() < list[j].Name() })
+	return list
+}
+
+// parseError converts a text/template parse error.
+func parseError(file, sectionID string, err error) *Error {
+	e := &Error{Phase: PhaseParse, File: file, Section: sectionID, Err: err}
+	if loc, ok := parseTemplateError(err.Error()); ok {
+		e.File, e.Line, e.Col = loc.Name, loc.Line, loc.Col
+		e.Err = fmt.Errorf("%s", loc.Rest)
+	}
+	return e
+}
+
+// splitLoc reads the "file:line:col" that ErrorContext returns, whose
+// column counts from 0, and returns a 1-based column.
+func splitLoc(loc string) (line, col int) {
+	parts := strings.Split(loc, ":")
+	if len(parts) >= 3 {
+		fmt.Sscanf(parts[len(parts)-2], "%d", &line)
+		fmt.Sscanf(parts[len(parts)-1], "%d", &col)
+		col++
+	}
+	return line, col
+}
+
+// definePos finds where {{define "name"}} is written in text.
+func definePos(text, name string) (line, col int) {
+	re := regexp.MustCompile(`\{\{-?\s*define\s+"` + regexp.QuoteMeta(name) + `"`)
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return 0, 0
+	}
+	before := text[:loc[0]]
+	return strings.Count(before, "\n") + 1, loc[0] - (strings.LastIndex(before, "\n") + 1) + 1
+}
+
+// nodeError builds an *Error at a parse node of tree.
+func nodeError(tree *parse.Tree, node parse.Node, phase Phase, sectionID string, err error) *Error {
+	loc, _ := tree.ErrorContext(node)
+	file := tree.ParseName
+	l, c := splitLoc(loc)
+	return &Error{Phase: phase, File: file, Line: l, Col: c, Section: sectionID, Err: err}
+}
