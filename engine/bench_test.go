@@ -3,14 +3,19 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
+	"path"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // exampleSetup loads the README example (examples/workspace and
@@ -150,4 +155,121 @@ func BenchmarkRenderNextTurn(b *testing.B) {
 			}
 		})
 	}
+}
+
+// turnWorkspace writes the example workspace plus n synthetic skills
+// (skills/gen/skill-NNNN) into fsys at root.
+func turnWorkspace(b *testing.B, fsys afero.Fs, root string, n int) {
+	b.Helper()
+	src := os.DirFS("../examples/workspace")
+	require.NoError(b, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(src, p)
+		if err != nil {
+			return err
+		}
+		return writeFile(fsys, path.Join(root, p), data)
+	}))
+	for i := range n {
+		body := fmt.Sprintf("---\nname: skill-%04d\ndescription: Handle task number %d when the user asks for it by name.\n---\nSteps.\n", i, i)
+		require.NoError(b, writeFile(fsys, path.Join(root, "skills", "gen", fmt.Sprintf("skill-%04d", i), "SKILL.md"), []byte(body)))
+	}
+}
+
+func writeFile(fsys afero.Fs, name string, data []byte) error {
+	if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
+		return err
+	}
+	return afero.WriteFile(fsys, name, data, 0o644)
+}
+
+// BenchmarkTurn measures the honest paths of a long-lived engine on the
+// README example, in memory and on the real disk, with 20 and 2,000
+// skills found (at most 150 listed):
+//
+//   - warm: the same turn again;
+//   - next-turn: chat type, channel and date change (volatile facts);
+//   - stable-miss: MEMORY.md is edited before each turn (the write is not
+//     timed), so the bootstrap file is read again and the stable tier
+//     executed.
+//
+// Run with BenchmarkConcatFloor for the floor:
+// go test ./engine -run '^$' -bench 'Turn|ConcatFloor'
+func BenchmarkTurn(b *testing.B) {
+	base, err := engine.ParseRequest("direct.toml", mustReadFile(b, "../examples/requests/direct.toml"))
+	require.NoError(b, err)
+	for _, where := range []string{"mem", "disk"} {
+		for _, skills := range []int{20, 2000} {
+			b.Run(fmt.Sprintf("%s/skills=%d", where, skills), func(b *testing.B) {
+				var fsys afero.Fs
+				root := "/ws"
+				if where == "mem" {
+					fsys = afero.NewMemMapFs()
+				} else {
+					fsys, root = vfs.OS(), b.TempDir()
+				}
+				// The example has 4 skills of its own.
+				turnWorkspace(b, writable(fsys), root, skills-4)
+				e, err := engine.New(sysprompt.Pack, engine.WithFS(fsys))
+				require.NoError(b, err)
+				req := base
+				req.Workspace.Path = root
+				ctx := context.Background()
+				first, err := e.Render(ctx, req)
+				require.NoError(b, err)
+				require.Equal(b, skills, first.Skills.Found)
+
+				b.Run("warm", func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						if _, err := e.Render(ctx, req); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.Run("next-turn", func(b *testing.B) {
+					turns := make([]engine.Request, 64)
+					for i := range turns {
+						turns[i] = req
+						turns[i].Date = time.Date(2026, 11, 30, 9, i, 0, 0, time.UTC).Format(time.RFC3339)
+						turns[i].Channel.ID = []string{"telegram", "discord", "slack", "signal"}[i%4]
+						turns[i].Channel.ChatType = []string{"direct", "group", "channel"}[i%3]
+					}
+					b.ReportAllocs()
+					i := 0
+					for b.Loop() {
+						if _, err := e.Render(ctx, turns[i%len(turns)]); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					}
+				})
+				b.Run("stable-miss", func(b *testing.B) {
+					w := writable(fsys)
+					memory := path.Join(root, "MEMORY.md")
+					b.ReportAllocs()
+					i := 0
+					for b.Loop() {
+						b.StopTimer()
+						require.NoError(b, afero.WriteFile(w, memory, []byte(fmt.Sprintf("# Memory\n\nFact number %d.\n", i)), 0o644))
+						i++
+						b.StartTimer()
+						if _, err := e.Render(ctx, req); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			})
+		}
+	}
+}
+
+// writable returns a filesystem that writes where fsys reads.
+func writable(fsys afero.Fs) afero.Fs {
+	if vfs.IsOS(fsys) {
+		return afero.NewOsFs()
+	}
+	return fsys
 }

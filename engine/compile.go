@@ -87,9 +87,6 @@ func compileTemplates(p *pack) (*template.Template, ErrorList) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	for _, sec := range p.sections {
-		sec.memo = newSectionMemo(sec)
-	}
 	return master, nil
 }
 

@@ -223,6 +223,8 @@ func TestSkillsCatalog(t *testing.T) {
 	assert.NotContains(t, res.Layers[0].Text, "## Skills")
 }
 
+// A session's skills catalog is a snapshot: an edited SKILL.md shows in
+// the next session, not in a later turn of the same one.
 func TestEditedSkillChangesItsVersion(t *testing.T) {
 	p := minimalPack(t, manifest(`"identity", "skills"`), map[string]string{
 		"skills": section(stable, "{{ include \"skills_catalog\" .Skills }}"),
@@ -231,14 +233,26 @@ func TestEditedSkillChangesItsVersion(t *testing.T) {
 	ws := workspaceFS(t, map[string]string{"skills/x/SKILL.md": skillFile("x", "one", "")})
 	e, err := engine.New(p, engine.WithFS(ws))
 	require.NoError(t, err)
-	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}, Session: engine.Session{Key: "main", ID: "s1"}}
 	first, err := e.Render(context.Background(), req)
 	require.NoError(t, err)
 	require.NoError(t, afero.WriteFile(ws, "/ws/skills/x/SKILL.md", []byte(skillFile("x", "two, longer", "")), 0o644))
+	sameSession, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, first.Skills.Skills[0].Version, sameSession.Skills.Skills[0].Version)
+
+	req.Session.ID = "s2"
 	second, err := e.Render(context.Background(), req)
 	require.NoError(t, err)
 	assert.NotEqual(t, first.Skills.Skills[0].Version, second.Skills.Skills[0].Version)
 	assert.Contains(t, second.Layers[0].Stable, second.Skills.Skills[0].Version)
+
+	// A /reset turn starts a new session too.
+	require.NoError(t, afero.WriteFile(ws, "/ws/skills/x/SKILL.md", []byte(skillFile("x", "three", "")), 0o644))
+	req.Session.Reset = true
+	third, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	assert.NotEqual(t, second.Skills.Skills[0].Version, third.Skills.Skills[0].Version)
 }
 
 func TestPluginSkillsFollowThePluginSwitch(t *testing.T) {

@@ -8,14 +8,14 @@
 // given. Errors are *Error values (or an ErrorList) that name the file,
 // line and column.
 //
-// A long-lived Engine reuses work between renders whose inputs have not
-// changed: the stable tier (memo.go), each dynamic section per the fields
-// it reads (dynmemo.go), the bootstrap load and skills walk (their
-// packages' caches), and the assembled text of an unchanged turn.
+// A long-lived Engine keeps two caches: a snapshot of what it read from
+// workspaces (snapshot.go), so a turn re-reads only files that changed,
+// and the stable tier's sections (memo.go), so a turn whose stable inputs
+// are unchanged executes only the dynamic sections.
 //
-// The engine is the pure renderer of SPEC §1; Resolve is the config
-// resolver; cmd/render and embedding programs are the runtime adapters
-// that gather live facts into a Request.
+// The engine is the pure renderer; Resolve is the config resolver;
+// cmd/render and embedding programs are the runtime adapters that gather
+// live facts into a Request.
 package engine
 
 import (
@@ -29,7 +29,6 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
-	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
@@ -39,24 +38,19 @@ type Engine struct {
 	master *template.Template
 	pool   sync.Pool // *renderSet
 	opts   options
-	subFSs sync.Map // dir -> afero.Fs rooted there (see subFS)
-	memo   *stableMemo
-	// filesHashes remembers hashes of bootstrap results (see stableKey).
-	filesHashes filesHashes
-	// catalogSizes remembers measured skills catalogs (see buildSkills).
-	catalogSizes sizeMemo
+	snap   *snapshot   // cache 1: what was read from workspaces
+	memo   *stableMemo // cache 2: rendered stable tiers
 }
 
 type options struct {
-	config     *Config
-	fs         afero.Fs
-	store      bootstrap.Store
-	hook       bootstrap.Hook
-	cache      *bootstrap.Cache
-	includeMax int
-	skillHost  SkillHost
-	skillRoots []skills.Root
-	skillCache *skills.Cache
+	config      *Config
+	fs          afero.Fs
+	store       bootstrap.Store
+	hook        bootstrap.Hook
+	includeMax  int
+	skillHost   SkillHost
+	skillRoots  []bundledRoot
+	watchSkills bool
 }
 
 // Option configures an Engine.
@@ -68,7 +62,9 @@ func WithConfig(c *Config) Option { return func(o *options) { o.config = c } }
 
 // WithFS sets the filesystem workspaces are read from (default: none, so
 // no bootstrap files are injected). Request.Workspace.Path is a directory
-// in it. The engine only reads it.
+// in it. The engine only reads it. Use vfs.OS() (or an *afero.OsFs) for
+// the real disk: its workspaces are read through an os.Root, free of
+// check-then-open races.
 func WithFS(fsys afero.Fs) Option { return func(o *options) { o.fs = fsys } }
 
 // WithWarningStore sets where seen truncation signatures are kept for the
@@ -84,29 +80,21 @@ func WithIncludeDepth(n int) Option { return func(o *options) { o.includeMax = n
 // renderSet is one clone of the template set with its own include
 // counter; a render takes one from the pool and uses it alone.
 type renderSet struct {
-	t       *template.Template
-	buf     bytes.Buffer      // one section's output; reused so its capacity carries over
-	hasher  keyHasher         // memo-key encoder, reused likewise
-	parts   []string          // a layer's section texts, reused likewise
-	dynamic []sectionOutcome  // a layer's dynamic outcomes, reused likewise
-	infos   []RenderedSection // a layer's section records, reused likewise
-	omitted []Omission        // the render's omissions, reused likewise
-	req     Request           // the render's request
-	state   renderState       // the render's shared state
-	fields  fieldHashes       // per-render hashes of the fields dynamic sections read
+	t     *template.Template
+	buf   bytes.Buffer // one section's output; reused so its capacity carries over
+	key   keyEncoder   // memo-key encoder, reused likewise
+	parts []string     // a layer's section texts, reused likewise
 }
 
 // New loads, validates and compiles a pack.
 func New(packFS fs.FS, opts ...Option) (*Engine, error) {
-	e := &Engine{memo: newStableMemo()}
+	e := &Engine{memo: newStableMemo(), snap: newSnapshot()}
 	for _, o := range opts {
 		o(&e.opts)
 	}
 	if e.opts.store == nil {
 		e.opts.store = bootstrap.NewMemoryStore()
 	}
-	e.opts.cache = bootstrap.NewCache()
-	e.opts.skillCache = &skills.Cache{}
 	p, errs := loadPack(packFS)
 	if len(errs) > 0 {
 		return nil, errs
@@ -124,7 +112,23 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	if err := e.checkMarkers(); err != nil {
 		return nil, ErrorList{err}
 	}
+	if e.opts.watchSkills {
+		w, err := newSkillsWatch(&e.snap.changed)
+		if err != nil {
+			return nil, ErrorList{&Error{Phase: PhaseWorkspace, Err: fmt.Errorf("watching skills folders: %w", err)}}
+		}
+		e.snap.watch = w
+	}
 	return e, nil
+}
+
+// Close stops watching skills folders (WithSkillsWatch). An Engine
+// without a watch needs no Close; a closed one still renders.
+func (e *Engine) Close() error {
+	if e.snap.watch == nil {
+		return nil
+	}
+	return e.snap.watch.close()
 }
 
 // Warnings are non-fatal pack findings (sections listed nowhere).

@@ -65,15 +65,6 @@ type section struct {
 	layer    string
 	override string
 	body     string // template text; front matter lines kept as blank lines so positions match the file
-
-	// Filled by the static checks at New: the view fields the section's
-	// templates name, and whether the view escapes in a way that hides
-	// what is read (then reads is not the whole story).
-	reads  []string
-	opaque bool
-	// memo is the dynamic-section memo, for dynamic sections that are not
-	// opaque; nil otherwise.
-	memo *sectionMemo
 }
 
 func (s *section) hasMode(m Mode) bool { return slices.Contains(s.modes, m) }

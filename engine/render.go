@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -86,38 +87,15 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The request and the render's shared state live in the pooled render
-	// set, so a render does not move them to the heap each time.
 	set := e.pool.Get().(*renderSet)
-	defer func() {
-		set.req, set.state = Request{}, renderState{} // keep no references
-		e.pool.Put(set)
-	}()
-	set.req = req
-	return e.render(ctx, set, &set.req)
+	defer e.pool.Put(set)
+	return e.render(ctx, set, &req)
 }
 
+// render is one turn, top to bottom: settings, the workspace read, the
+// stable tier (from the memo or executed), the dynamic tier, assembly.
 func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Result, error) {
-	if err := req.validate(); err != nil {
-		if ke, ok := err.(*keyError); ok {
-			err = ke.err // its message already names the key
-		}
-		return nil, &Error{Phase: PhaseRequest, Err: err}
-	}
-	if req.Mode == "" {
-		req.Mode = ModeFull
-	}
-	if req.Harness == "" {
-		req.Harness = DefaultHarness
-	}
-	if req.SessionKind == "" {
-		req.SessionKind = "main"
-	}
-	h, ok := e.pack.harnesses[req.Harness]
-	if !ok {
-		return nil, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
-	}
-	settings, err := resolve(e.opts.config, &e.pack.manifest, req)
+	h, settings, err := e.prepare(req)
 	if err != nil {
 		return nil, err
 	}
@@ -128,18 +106,22 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	contrib := mergeContributions(append(overlays, req.Contributions...))
 	res := &Result{Mode: req.Mode, Harness: h.name, Boundary: e.pack.manifest.Boundary, Settings: settings, Tools: req.Tools}
 
-	files, err := e.loadBootstrap(ctx, set, req, &settings, h, res)
+	var ws *vfs.Workspace
+	if e.opts.fs != nil && settings.Workspace != "" {
+		ws = vfs.OpenWorkspace(e.opts.fs, settings.Workspace)
+		defer ws.Close()
+	}
+	files, err := e.loadBootstrap(ctx, set, req, &settings, h, ws, res)
 	if err != nil {
 		return nil, err
 	}
-	catalog, err := e.buildSkills(ctx, set, req, &settings)
+	catalog, skillsKey, err := e.buildSkills(ctx, set, req, &settings, ws)
 	if err != nil {
 		return nil, err
 	}
 	res.Skills = catalog
 	stableFiles, dynamicFiles := splitFiles(files)
-	st := &set.state
-	*st = renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: derived{
+	st := renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: derived{
 		Overrides:     OverrideSet(contrib.overrides),
 		Skills:        newSkillsView(catalog),
 		Config:        settings,
@@ -151,9 +133,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
 	}}
 
-	set.omitted = set.omitted[:0]
-	key := stableKey(req, h.name, &st.d, e.filesHashes.get(files.Version, st.d.Files, &set.hasher), &set.hasher)
-	set.fields.reset(key)
+	key := stableKey(&set.key, h.name, req, &st.d, skillsKey)
 	memo, hit := e.memo.get(key)
 	if !hit {
 		memo = make([]memoLayer, len(h.layers))
@@ -163,19 +143,19 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		if hit {
 			cached = &memo[i]
 		}
-		layer, stableOutcomes, err := st.renderLayer(ly, cached, res)
+		layer, stable, err := st.renderLayer(ly, cached)
 		if err != nil {
 			return nil, err
 		}
 		if !hit {
-			memo[i] = memoLayer{outcomes: stableOutcomes, sha256: layer.StableSHA256, last: &lastLayer{}}
+			memo[i] = memoLayer{outcomes: stable, sha256: layer.StableSHA256}
 		}
 		res.Layers = append(res.Layers, layer)
 	}
 	if !hit {
 		e.memo.put(key, memo)
 	}
-	res.Omitted = slices.Clone(set.omitted)
+	res.Omitted = st.omitted
 	if max := settings.MaxPromptChars; max > 0 {
 		total := 0
 		for _, l := range res.Layers {
@@ -193,6 +173,26 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		}
 	}
 	return res, nil
+}
+
+// prepare validates the request, fills its defaults and resolves the
+// harness and the settings.
+func (e *Engine) prepare(req *Request) (*harness, Settings, error) {
+	if err := req.validate(); err != nil {
+		if ke, ok := err.(*keyError); ok {
+			err = ke.err // its message already names the key
+		}
+		return nil, Settings{}, &Error{Phase: PhaseRequest, Err: err}
+	}
+	req.Mode = cmp.Or(req.Mode, ModeFull)
+	req.Harness = cmp.Or(req.Harness, DefaultHarness)
+	req.SessionKind = cmp.Or(req.SessionKind, "main")
+	h, ok := e.pack.harnesses[req.Harness]
+	if !ok {
+		return nil, Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
+	}
+	settings, err := resolve(e.opts.config, &e.pack.manifest, req)
+	return h, settings, err
 }
 
 // splitFiles returns the files above the boundary and those below. Load
@@ -231,23 +231,19 @@ func protectedTexts(files []bootstrap.File) []string {
 	return out
 }
 
-// renderLayer renders one layer's sections in manifest order. cached, when
-// not nil, holds the outcomes of the layer's stable sections from an
+// renderLayer renders one layer's sections in manifest order. cached,
+// when not nil, holds the outcomes of the layer's stable sections from an
 // earlier render with the same stable inputs; otherwise the stable
 // outcomes are returned for the memo.
-func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (Layer, []sectionOutcome, error) {
+func (st *renderState) renderLayer(ly *layer, cached *memoLayer) (Layer, []sectionOutcome, error) {
 	// Stable sections come first in a layer, so one scratch list holds
 	// the stable texts and then the dynamic ones.
 	parts, nStable := st.set.parts[:0], 0
-	dynamic := st.set.dynamic[:0] // every dynamic outcome, for cached.last
 	defer func() {
 		clear(parts)
 		st.set.parts = parts[:0]
-		clear(dynamic)
-		st.set.dynamic = dynamic[:0]
 	}()
-	infos := st.set.infos[:0]
-	defer func() { st.set.infos = infos[:0] }()
+	var infos []RenderedSection
 	var stableOutcomes []sectionOutcome
 	next := 0 // index into cached.outcomes
 	for _, sec := range ly.sections {
@@ -262,12 +258,10 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (L
 			}
 			if sec.tier == TierStable {
 				stableOutcomes = append(stableOutcomes, o)
-			} else {
-				dynamic = append(dynamic, o)
 			}
 		}
 		if o.out == "" {
-			st.set.omitted = append(st.set.omitted, Omission{ID: sec.id, Layer: ly.name, Reason: o.reason})
+			st.omitted = append(st.omitted, Omission{ID: sec.id, Layer: ly.name, Reason: o.reason})
 			continue
 		}
 		infos = append(infos, RenderedSection{ID: sec.id, Tier: sec.tier, Chars: o.chars, Overridden: o.overridden})
@@ -276,20 +270,15 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer, res *Result) (L
 			nStable++
 		}
 	}
-	if cached == nil {
-		return assemble(ly.name, st.e.pack.manifest.Boundary, parts[:nStable], parts[nStable:], slices.Clone(infos), ""), stableOutcomes, nil
+	stableSHA := ""
+	if cached != nil {
+		stableSHA = cached.sha256
 	}
-	if l, ok := cached.last.reuse(dynamic); ok {
-		return l, nil, nil
-	}
-	l := assemble(ly.name, st.e.pack.manifest.Boundary, parts[:nStable], parts[nStable:], slices.Clone(infos), cached.sha256)
-	cached.last.store(dynamic, l)
-	return l, nil, nil
+	return assemble(ly.name, st.e.pack.manifest.Boundary, parts[:nStable], parts[nStable:], infos, stableSHA), stableOutcomes, nil
 }
 
-// renderState is what the sections of one render share. The views and
-// the tool lines are built on first use: with both memos warm, a render
-// may need neither.
+// renderState is what the sections of one render share. It lives on the
+// render's stack; the views and tool lines are built on first use, once.
 type renderState struct {
 	e       *Engine
 	set     *renderSet
@@ -297,6 +286,7 @@ type renderState struct {
 	contrib merged
 	d       derived
 	files   []bootstrap.File
+	omitted []Omission
 
 	toolLinesDone bool
 	stable, full  any
@@ -337,48 +327,26 @@ func (st *renderState) renderSection(sec *section) (sectionOutcome, error) {
 	if req.Mode == ModeNone && sec.id != st.e.pack.manifest.IdentitySection {
 		return sectionOutcome{reason: OmitNone}, nil
 	}
-	var o sectionOutcome
-	var raw string
-	switch text, ok := st.contrib.overrides[sec.override]; {
-	case ok && sec.override != "":
-		o.out, o.overridden = text, true
-	case sec.memo != nil:
-		key := st.set.fields.key(sec.memo, req, &st.d, &st.set.hasher)
-		m, hit := sec.memo.get(key)
-		if hit && m.final {
-			return m.outcome, nil
-		}
-		if raw = m.raw; !hit {
-			var err error
-			if raw, err = st.exec(sec, st.view(&sec.memo.view)); err != nil {
-				return o, err
-			}
-		}
-		o = st.finish(raw, o)
-		if !hit {
-			// Without runs of blank lines to fold, the outcome does not
-			// depend on the injected files and is kept whole.
-			sec.memo.put(key, memoOutput{raw: raw, outcome: o, final: !needsFold(strings.TrimSpace(raw))})
-		}
-		return o, nil
-	case sec.tier == TierStable:
+	if text, ok := st.contrib.overrides[sec.override]; ok && sec.override != "" {
+		return st.finish("", sectionOutcome{out: text, overridden: true}), nil
+	}
+	var dot any
+	if sec.tier == TierStable {
 		if st.stable == nil {
 			st.stable = st.view(&stableView)
 		}
-		var err error
-		if raw, err = st.exec(sec, st.stable); err != nil {
-			return o, err
-		}
-	default:
+		dot = st.stable
+	} else {
 		if st.full == nil {
 			st.full = st.view(&fullView)
 		}
-		var err error
-		if raw, err = st.exec(sec, st.full); err != nil {
-			return o, err
-		}
+		dot = st.full
 	}
-	return st.finish(raw, o), nil
+	raw, err := st.exec(sec, dot)
+	if err != nil {
+		return sectionOutcome{}, err
+	}
+	return st.finish(raw, sectionOutcome{}), nil
 }
 
 // finish tidies raw (unless o already holds an override's text), keeps
@@ -526,11 +494,10 @@ func neutralizeBoundary(s, boundary string) string {
 }
 
 // loadBootstrap resolves and budgets the workspace files for the request.
-func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request, s *Settings, h *harness, res *Result) (bootstrap.Result, error) {
-	if e.opts.fs == nil || s.Workspace == "" {
+func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request, s *Settings, h *harness, ws *vfs.Workspace, res *Result) (bootstrap.Result, error) {
+	if ws == nil {
 		return bootstrap.Result{}, nil
 	}
-	ws := vfs.NewWorkspace(e.opts.fs, s.Workspace)
 	today, yesterday := "", ""
 	if req.Session.Reset && req.Date != "" {
 		// With no known zone, days are UTC days.
@@ -560,9 +527,8 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		Replace:       s.BootstrapReplace,
 		Hook:          e.opts.hook,
 		Markers:       &markers{set: set},
-		Cache:         e.opts.cache,
 	}
-	r, err := bootstrap.Load(ctx, ws, opts)
+	r, err := bootstrap.Load(ctx, e.snap.reader(ws), opts)
 	if err != nil {
 		return bootstrap.Result{}, &Error{Phase: PhaseWorkspace, File: s.Workspace, Err: err}
 	}

@@ -1,10 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
-	"sync"
+	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/spf13/afero"
@@ -46,7 +47,7 @@ func WithSkillHost(h SkillHost) Option { return func(o *options) { o.skillHost =
 // the model as display (default: none).
 func WithBundledSkills(fsys afero.Fs, dir, display string) Option {
 	return func(o *options) {
-		o.skillRoots = append(o.skillRoots, skills.Root{Source: skills.Bundled, FS: fsys, Dir: dir, Display: display})
+		o.skillRoots = append(o.skillRoots, bundledRoot{fsys: fsys, dir: dir, display: display})
 	}
 }
 
@@ -55,36 +56,95 @@ func WithBundledSkills(fsys afero.Fs, dir, display string) Option {
 // .enabled is true in the config.
 func WithPluginSkills(plugin string, fsys afero.Fs, dir, display string) Option {
 	return func(o *options) {
-		o.skillRoots = append(o.skillRoots, skills.Root{Source: skills.Bundled, FS: fsys, Dir: dir, Display: display, Plugin: plugin})
+		o.skillRoots = append(o.skillRoots, bundledRoot{fsys: fsys, dir: dir, display: display, plugin: plugin})
 	}
 }
 
-// skillRoots lists the roots for a render: the workspace's skills/, the
-// managed directory from config, then the bundled roots.
-func (e *Engine) skillRoots(s *Settings) []skills.Root {
-	var roots []skills.Root
-	if e.opts.fs != nil && s.Workspace != "" {
-		roots = append(roots, skills.Root{Source: skills.Workspace, FS: e.subFS(s.Workspace), Dir: "skills", Display: path.Join(s.Workspace, "skills")})
+// WithSkillsWatch makes the Engine watch the skills folders it reads on
+// the real disk and rebuild every session's skills catalog after a change
+// (default: a session's catalog is rebuilt only when a new session
+// starts). Call Close when done with such an Engine.
+func WithSkillsWatch() Option { return func(o *options) { o.watchSkills = true } }
+
+// bundledRoot is a skills root the embedding program adds.
+type bundledRoot struct {
+	fsys                 afero.Fs
+	dir, display, plugin string
+}
+
+// openSkillRoots opens the roots for one discovery: the workspace's
+// skills/ (read through ws, so it cannot lead out of the workspace), the
+// managed directory from config, then the bundled roots. close releases
+// the roots opened here.
+func (e *Engine) openSkillRoots(s *Settings, ws *vfs.Workspace) (roots []skills.Root, close func()) {
+	var opened []*vfs.Workspace
+	open := func(fsys afero.Fs, dir string) *vfs.Workspace {
+		w := vfs.OpenWorkspace(fsys, dir)
+		opened = append(opened, w)
+		return w
+	}
+	if ws != nil {
+		roots = append(roots, skills.Root{Source: skills.Workspace, Files: ws, Dir: "skills", Display: path.Join(s.Workspace, "skills")})
 	}
 	if e.opts.fs != nil && e.opts.config != nil && e.opts.config.Skills.Managed != "" {
 		dir := e.opts.config.Skills.Managed
-		roots = append(roots, skills.Root{Source: skills.Managed, FS: e.subFS(dir), Dir: ".", Display: dir})
+		roots = append(roots, skills.Root{Source: skills.Managed, Files: open(e.opts.fs, dir), Dir: ".", Display: dir})
 	}
-	return append(roots, e.opts.skillRoots...)
+	for _, b := range e.opts.skillRoots {
+		roots = append(roots, skills.Root{Source: skills.Bundled, Files: open(b.fsys, b.dir), Dir: ".", Display: cmp.Or(b.display, b.dir), Plugin: b.plugin})
+	}
+	return roots, func() {
+		for _, w := range opened {
+			w.Close()
+		}
+	}
 }
 
-// buildSkills discovers, filters and budgets the catalog for one render.
-func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *Settings) (skills.Catalog, error) {
-	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil {
-		return skills.Catalog{}, nil
+// buildSkills returns the skills catalog of the render's session (see
+// snapshot.go for when it is rebuilt) and the key that stands for its
+// view in the stable memo.
+func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *Settings, ws *vfs.Workspace) (skills.Catalog, memoKey, error) {
+	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil ||
+		(ws == nil && len(e.opts.skillRoots) == 0 && (e.opts.config == nil || e.opts.config.Skills.Managed == "" || e.opts.fs == nil)) {
+		return skills.Catalog{}, catalogKey(&set.key, &SkillsView{}), nil
 	}
-	roots := e.skillRoots(s)
-	if len(roots) == 0 {
-		return skills.Catalog{}, nil
+	k := &set.key
+	k.reset()
+	if s.SkillsAllowlist == nil {
+		k.uint(nilMark)
+	} else {
+		k.strings(*s.SkillsAllowlist)
 	}
-	found, err := skills.Discover(ctx, roots, skills.Options{Home: e.opts.skillHost.Home, Cache: e.opts.skillCache})
+	sortedMap(k, s.Plugins, k.bool)
+	k.int(s.MaxSkillsPromptChars)
+	k.int(s.MaxSkillsInPrompt)
+	policyKey := string(k.buf)
+	session := req.Session.Key + "\x00" + req.Session.ID
+	return e.snap.skillsFor(session, s.Workspace, policyKey, req.Session.Reset, func() (skills.Catalog, memoKey, error) {
+		cat, err := e.discoverSkills(ctx, set, s, ws)
+		if err != nil {
+			return skills.Catalog{}, memoKey{}, err
+		}
+		return cat, catalogKey(&set.key, &SkillsView{Listed: cat.Skills, Descriptions: cat.Descriptions, Note: cat.Note, Eligible: cat.Eligible}), nil
+	})
+}
+
+// discoverSkills walks the roots and builds the catalog within its budget.
+func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *Settings, ws *vfs.Workspace) (skills.Catalog, error) {
+	roots, closeRoots := e.openSkillRoots(s, ws)
+	defer closeRoots()
+	found, err := skills.Discover(ctx, roots, skills.Options{Home: e.opts.skillHost.Home})
 	if err != nil {
 		return skills.Catalog{}, &Error{Phase: PhaseWorkspace, Err: err}
+	}
+	if e.snap.watch != nil && vfs.IsOS(e.opts.fs) {
+		for _, r := range roots {
+			if r.Source == skills.Workspace {
+				e.snap.watch.add(filepath.Join(s.Workspace, "skills"))
+			} else if r.Source == skills.Managed {
+				e.snap.watch.add(r.Display)
+			}
+		}
 	}
 	policy := skills.Policy{
 		AllowBundled: nil,
@@ -103,72 +163,16 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 		}
 	}
 	measure := func(list []skills.Skill, descriptions bool, note string) (int, error) {
-		// The partial is a pure function of these values (it sees nothing
-		// else), so its size is remembered per distinct input.
-		k := &set.hasher
-		k.reset()
-		for _, sk := range list {
-			k.string(sk.Name)
-			k.string(sk.Description)
-			k.string(sk.Location)
-			k.string(sk.Version)
-		}
-		k.string(note)
-		if descriptions {
-			k.uint(1)
-		}
-		key := k.sum()
-		if n, ok := e.catalogSizes.get(key); ok {
-			return n, nil
-		}
 		set.buf.Reset()
 		view := SkillsView{Listed: list, Descriptions: descriptions, Note: note}
 		if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, view); err != nil {
 			return 0, err
 		}
-		n := utf8.RuneCount(set.buf.Bytes())
-		e.catalogSizes.put(key, n)
-		return n, nil
+		return utf8.RuneCount(set.buf.Bytes()), nil
 	}
 	cat, err := skills.Build(found, policy, skills.Limits{MaxChars: s.MaxSkillsPromptChars, MaxSkills: s.MaxSkillsInPrompt}, measure)
 	if err != nil {
 		return skills.Catalog{}, &Error{Phase: PhaseExec, File: templatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
 	}
 	return cat, nil
-}
-
-// subFS returns the filesystem rooted at dir inside the engine's
-// filesystem, the same value for the same dir: the skills cache knows a
-// root by its filesystem, so a fresh wrapper per render would never hit.
-func (e *Engine) subFS(dir string) afero.Fs {
-	if fsys, ok := e.subFSs.Load(dir); ok {
-		return fsys.(afero.Fs)
-	}
-	fsys, _ := e.subFSs.LoadOrStore(dir, vfs.Sub(e.opts.fs, dir))
-	return fsys.(afero.Fs)
-}
-
-// sizeMemo remembers catalog sizes; it forgets everything when full,
-// which is simpler than an LRU and fine for a cache this cheap to refill.
-type sizeMemo struct {
-	mu    sync.Mutex
-	sizes map[memoKey]int
-}
-
-const sizeMemoMax = 1024
-
-func (m *sizeMemo) get(k memoKey) (int, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n, ok := m.sizes[k]
-	return n, ok
-}
-
-func (m *sizeMemo) put(k memoKey, n int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.sizes == nil || len(m.sizes) >= sizeMemoMax {
-		m.sizes = map[memoKey]int{}
-	}
-	m.sizes[k] = n
 }

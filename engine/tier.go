@@ -109,9 +109,7 @@ func walkBranch(b *parse.BranchNode, visit func(parse.Node)) {
 // checkTiers finds sections that read a field the view does not have, and
 // stable sections that read a volatile field: .Field at the top level of
 // the section (where dot is the view), $.Field anywhere, and the same
-// inside partials called with the view as their dot. It also records, on
-// each section, the fields it reads and whether the view escapes (see
-// section.reads), which the dynamic-section memo relies on.
+// inside partials called with the view as their dot.
 func checkTiers(master *template.Template, p *pack) ErrorList {
 	var errs ErrorList
 	for _, id := range sortedKeys(p.sections) {
@@ -121,10 +119,9 @@ func checkTiers(master *template.Template, p *pack) ErrorList {
 			continue
 		}
 		c := &tierChecker{master: master, section: id, stable: sec.tier == TierStable,
-			seen: map[string]bool{}, aliases: map[string]bool{}, reads: map[string]bool{}}
+			seen: map[string]bool{}, aliases: map[string]bool{}}
 		c.list(t.Tree, t.Tree.Root, true)
 		errs = append(errs, c.errs...)
-		sec.reads, sec.opaque = sortedKeys(c.reads), c.opaque
 	}
 	return errs
 }
@@ -136,18 +133,10 @@ type tierChecker struct {
 	seen    map[string]bool // partials already checked with the view as dot
 	aliases map[string]bool // variables holding the view ($v := .)
 	errs    ErrorList
-
-	// reads are the top-level fields read. opaque is set when the view is
-	// used other than by naming its fields (printed, passed to a function,
-	// a variable bound to it in one place and to something else in
-	// another): then what the section reads cannot be known statically.
-	reads  map[string]bool
-	opaque bool
 }
 
 // field checks one top-level field name read at node n.
 func (c *tierChecker) field(tree *parse.Tree, n parse.Node, name string) {
-	c.reads[name] = true
 	switch {
 	case !viewKeys[name]:
 		hint := "fields: " + strings.Join(sortedKeys(viewKeys), ", ")
@@ -201,14 +190,9 @@ func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root, wholeViewO
 	}
 	isView := c.isView(&parse.PipeNode{Cmds: p.Cmds}, root)
 	// {{ $v := . }} makes $v another name for the view; binding it to
-	// anything else ends that. A name bound both ways is opaque to the
-	// walk, which does not track variable scopes.
+	// anything else ends that.
 	for _, v := range p.Decl {
-		name := v.Ident[0]
-		if was, ok := c.aliases[name]; (ok && was != isView) || name == "$" {
-			c.opaque = true
-		}
-		c.aliases[name] = isView
+		c.aliases[v.Ident[0]] = isView
 	}
 	if isView && wholeViewOK {
 		return
@@ -229,10 +213,6 @@ func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root, wholeViewO
 
 func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root bool) {
 	switch a := a.(type) {
-	case *parse.DotNode:
-		if root {
-			c.opaque = true // the whole view as a value
-		}
 	case *parse.FieldNode:
 		if root {
 			// A chained field's position is its second element's.
@@ -240,11 +220,8 @@ func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root bool) {
 		}
 	case *parse.VariableNode:
 		isViewVar := a.Ident[0] == "$" || c.aliases[a.Ident[0]]
-		switch {
-		case len(a.Ident) > 1 && isViewVar:
+		if len(a.Ident) > 1 && isViewVar {
 			c.field(tree, at(a.Pos, a.Ident, 0), a.Ident[1])
-		case isViewVar:
-			c.opaque = true
 		}
 	case *parse.ChainNode:
 		c.arg(tree, a.Node, root)

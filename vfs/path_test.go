@@ -94,7 +94,7 @@ func FuzzClean(f *testing.F) {
 		if strings.IndexByte(root, 0) >= 0 {
 			return
 		}
-		w := NewWorkspace(nil, root)
+		w := OpenWorkspace(nil, root)
 		want := path.Join(root, got)
 		if root == "" && got == "." {
 			want = "."

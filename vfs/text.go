@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
-	"io/fs"
 	"math/bits"
-	"time"
 	"unicode/utf8"
 )
 
@@ -31,44 +29,15 @@ type Text struct {
 	Head, Tail string
 	// Binary reports a NUL byte; then the text fields are empty.
 	Binary bool
-	// Size and ModTime come from Stat before reading; a file that changes
-	// while being read may hold a different number of bytes.
-	Size    int64
-	ModTime time.Time
+	// ID is the file's as the open handle reported it before reading; a
+	// file that changes while being read may hold a different number of
+	// bytes.
+	ID FileID
 }
 
 // readBufSize is the streaming read size: big enough for few syscalls,
 // small enough to be noise next to what Keep holds.
 const readBufSize = 32 << 10
-
-// ReadText streams the text file name once, holding at most
-// max(Keep.Whole, Keep.Head) + Keep.Tail code points however large the file.
-//
-// Invalid UTF-8 is replaced with U+FFFD one byte at a time, as Go's
-// conversion from string to []rune does: a truncated three-byte sequence
-// becomes two U+FFFD and RawChars counts two. Line endings are left alone
-// (CRLF stays CRLF and counts two code points). Reading stops at the first
-// NUL byte: the file is Binary, and RawChars is 0. The reader simply reads
-// to EOF, so a file growing or shrinking meanwhile yields valid text.
-//
-// Errors: errors.Is(err, fs.ErrNotExist) for a missing file, a
-// *RefusedError for a refused path, errors.Is(err, ErrIsDir) for a
-// directory, otherwise an error naming the file.
-func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
-	f, fi, err := w.openFile(name)
-	if err != nil {
-		return Text{}, err
-	}
-	defer f.Close()
-	// A small file gets a small buffer; a size of 0 may be a lie (procfs).
-	buf := make([]byte, min(readBufSize, max(fi.Size(), 512)+utf8.UTFMax))
-	t, err := readText(f, keep, buf, fi.Size())
-	if err != nil {
-		return Text{}, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
-	}
-	t.Size, t.ModTime = fi.Size(), fi.ModTime()
-	return t, nil
-}
 
 // readText does ReadText's work on r, reading through buf (tests use tiny
 // ones to split code points across reads). sizeHint, the expected byte

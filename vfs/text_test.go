@@ -149,11 +149,11 @@ func TestReadTextStat(t *testing.T) {
 	w := memWorkspace(t, "/ws", map[string]string{"AGENTS.md": "héllo"})
 	got, err := w.ReadText("AGENTS.md", Keep{Whole: 100})
 	require.NoError(t, err)
-	assert.Equal(t, int64(6), got.Size)
+	assert.Equal(t, int64(6), got.ID.Size)
 	assert.Equal(t, 5, got.RawChars)
-	fi, err := w.Stat("AGENTS.md")
+	id, err := w.Stat("AGENTS.md")
 	require.NoError(t, err)
-	assert.Equal(t, fi.ModTime(), got.ModTime)
+	assert.Equal(t, id, got.ID)
 }
 
 // erroringReader serves data, then fails instead of reporting EOF.
@@ -176,7 +176,7 @@ func TestReadTextReadError(t *testing.T) {
 func TestReadTextTruncatedMidCodePoint(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	require.NoError(t, afero.WriteFile(fsys, "/ws/grow.md", []byte(strings.Repeat("日", 100)), 0o644))
-	w := NewWorkspace(fsys, "/ws")
+	w := OpenWorkspace(fsys, "/ws")
 
 	// A writer cuts the file inside a code point (as an editor saving
 	// mid-read might): the next read is valid UTF-8 and counts the stray byte.
@@ -214,7 +214,7 @@ func TestReadTextLargeFileMemory(t *testing.T) {
 		written += n
 	}
 	require.NoError(t, f.Close())
-	w := NewWorkspace(afero.NewOsFs(), dir)
+	w := OpenWorkspace(afero.NewOsFs(), dir)
 	keep := Keep{Whole: 20000, Head: 14000, Tail: 4000}
 
 	var before, after runtime.MemStats
@@ -226,7 +226,7 @@ func TestReadTextLargeFileMemory(t *testing.T) {
 
 	lineRunes := utf8.RuneCount(line)
 	assert.Equal(t, written/len(line)*lineRunes, got.RawChars)
-	assert.Equal(t, int64(written), got.Size)
+	assert.Equal(t, int64(written), got.ID.Size)
 	assert.Equal(t, 14000, utf8.RuneCountInString(got.Head))
 	assert.Equal(t, 4000, utf8.RuneCountInString(got.Tail))
 	assert.True(t, strings.HasSuffix(got.Tail, string(line)))

@@ -6,35 +6,101 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/spf13/afero"
 )
 
-// maxLinkHops bounds symlink resolution, as the kernel's MAXSYMLINKS does.
-const maxLinkHops = 40
-
-// Workspace is a read-only view of an agent workspace: the directory root
-// inside fsys (an OsFs with root "/abs/dir", or a MemMapFs with root "" or
-// "/ws"). Every name it takes is workspace-relative and goes through Clean
-// and Resolve, so nothing outside root is ever opened. It is safe for
-// concurrent use if fsys is.
+// Workspace is the one way the engine reads a directory it does not own:
+// an agent workspace, a skills root. Every name it takes is relative to
+// the root and goes through Clean; no read ever leaves the root, at any
+// path component, and a file is read only from the handle that was
+// checked to be a regular file, so a FIFO, a socket or a device is
+// refused without blocking.
+//
+// On the real disk (OS, or an *afero.OsFs) the root is an [os.Root]:
+// the kernel resolves every component relative to the root's open
+// descriptor, so a file swapped for a symlink between two calls cannot
+// lead a read outside. Symlinks inside the root are followed; any that
+// points out of it, absolutely or with "..", is refused, and so is an
+// absolute target even when it names a place inside (the root may be
+// reached under several absolute names).
+//
+// On other afero filesystems (MemMapFs in tests, an embedder's own),
+// symlinks are resolved component by component in Go where the
+// filesystem reports them; the check and the open are then two calls,
+// which only the OS backend can make atomic.
+//
+// A Workspace is safe for concurrent use if its filesystem is. Close it
+// when done: the OS backend holds a directory descriptor.
 type Workspace struct {
+	root string
+
+	// The OS backend: dir, or openErr when the root could not be opened
+	// (every read then fails with it, so a missing workspace reads as a
+	// workspace of missing files).
+	dir     *os.Root
+	openErr error
+
+	// The afero backend.
 	fsys   afero.Fs
-	root   string
 	prefix string // what real puts before a relative path: the clean root and a slash, or ""
 }
 
-// NewWorkspace returns the view of root inside fsys. It does no I/O.
-func NewWorkspace(fsys afero.Fs, root string) *Workspace {
-	w := &Workspace{fsys: fsys, root: root}
+// OS is the real disk, read-only, for [OpenWorkspace] and the engine:
+// workspaces opened on it use the race-free OS backend.
+func OS() afero.Fs { return osFS{afero.NewReadOnlyFs(afero.NewOsFs())} }
+
+// osFS marks the real disk so that OpenWorkspace can recognise it
+// through the read-only wrapper.
+type osFS struct{ afero.Fs }
+
+// IsOS reports whether fsys is the real disk, whose workspaces use the
+// OS backend.
+func IsOS(fsys afero.Fs) bool {
+	switch fsys.(type) {
+	case osFS, *afero.OsFs:
+		return true
+	}
+	return false
+}
+
+// OpenWorkspace opens the directory root inside fsys for reading. It
+// never fails: when root cannot be opened, every read reports why.
+func OpenWorkspace(fsys afero.Fs, root string) *Workspace {
+	w := &Workspace{root: root, fsys: fsys}
+	if IsOS(fsys) {
+		w.dir, w.openErr = os.OpenRoot(cmpOr(root, "."))
+		if w.dir != nil {
+			learnEscapeError(w.dir)
+		}
+		return w
+	}
 	if c := path.Clean(root); root != "" && c != "." {
 		w.prefix = strings.TrimSuffix(c, "/") + "/"
 	}
 	return w
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Close releases the root's descriptor, if any.
+func (w *Workspace) Close() error {
+	if w.dir != nil {
+		return w.dir.Close()
+	}
+	return nil
 }
 
 // Root returns root as given, for display.
@@ -44,236 +110,329 @@ func (w *Workspace) Root() string { return w.root }
 // reports. It neither validates nor resolves name.
 func (w *Workspace) Display(name string) string { return path.Join(w.root, name) }
 
-// Resolve validates name with Clean and, when fsys can report symlinks
-// (afero.Lstater and afero.LinkReader, as OsFs does), follows them component
-// by component. It returns the path inside fsys to open, which need not
-// exist yet: a missing file resolves, and opening it then fails with
-// fs.ErrNotExist.
-//
-// Refusals are *RefusedError: an absolute or escaping name, a symlink whose
-// target leaves root (absolute targets count as inside only when they lie
-// under root as spelled here, so symlinked roots such as macOS /tmp are not
-// recognised), and symlink chains longer than 40 hops (loops).
-func (w *Workspace) Resolve(name string) (string, error) {
-	real, _, err := w.resolve(name)
-	return real, err
+// FileID says which file a name led to and which version of it: device
+// and inode (zero where the filesystem has none, as in memory), size,
+// modification and status-change times, and the type and permission bits.
+// Two reads with equal FileIDs read the same bytes, unless a writer kept
+// size and both times, which a status-change time makes hard to do.
+type FileID struct {
+	Dev, Ino            uint64
+	Size                int64
+	ModTime, ChangeTime int64 // Unix nanoseconds
+	Mode                fs.FileMode
 }
 
-// Lookup resolves name as Resolve does and returns the info of what it
-// leads to, as Stat would; the walk's last lstat usually serves as the
-// stat, so it costs one filesystem call per component.
-func (w *Workspace) Lookup(name string) (real string, info fs.FileInfo, err error) {
-	real, info, err = w.resolve(name)
-	if err != nil {
-		return "", nil, err
-	}
-	if info == nil {
-		if info, err = w.fsys.Stat(real); err != nil {
-			return "", nil, err
-		}
-	}
-	return real, info, nil
+// SameFile reports whether a and b are one file (device and inode), known
+// only where the filesystem reports them.
+func (a FileID) SameFile(b FileID) bool {
+	return a.Ino != 0 && a.Dev == b.Dev && a.Ino == b.Ino
 }
 
-// resolve is Resolve that also returns the last component's info when the
-// walk saw it and it is not a symlink (nil otherwise).
-func (w *Workspace) resolve(name string) (string, fs.FileInfo, error) {
+func idOf(fi fs.FileInfo) FileID {
+	id := FileID{Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Mode: fi.Mode()}
+	sysID(fi, &id)
+	return id
+}
+
+// Entry is one name in a directory listing, not followed: a symlink is
+// listed as one.
+type Entry struct {
+	Name string
+	Type fs.FileMode // the type bits only: fs.ModeDir, fs.ModeSymlink, 0 for a regular file, …
+}
+
+// maxDirEntries bounds one listing, so a hostile folder costs bounded memory.
+const maxDirEntries = 1 << 16
+
+// ErrNotRegular reports a name that leads to something other than a
+// regular file or directory; the error is a *NotRegularError.
+var ErrNotRegular = errors.New("not a regular file")
+
+// NotRegularError reports a name that leads to a named pipe, a socket or
+// a device, which is refused without being read.
+type NotRegularError struct {
+	Path string // the display path
+	Kind string // "named pipe", "socket", "device", …
+}
+
+func (e *NotRegularError) Error() string {
+	return e.Path + ": " + e.Kind + ", not a regular file"
+}
+
+// Is makes errors.Is(err, ErrNotRegular) hold.
+func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }
+
+// Stat returns the FileID of what name leads to, following symlinks that
+// stay inside the root.
+func (w *Workspace) Stat(name string) (FileID, error) {
 	rel, reason := clean(name)
 	if reason != "" {
-		return "", nil, &RefusedError{Name: name, Reason: reason}
+		return FileID{}, &RefusedError{Name: name, Reason: reason}
 	}
-	lstater, ok := w.fsys.(afero.Lstater)
-	if !ok || rel == "." {
-		return w.real(rel), nil, nil
-	}
-	if !strings.Contains(rel, "/") {
-		// A name at the top of the root (every bootstrap file): one lstat
-		// settles it unless it is a link, missing or failing, which the
-		// walk handles.
-		real := w.real(rel)
-		if fi, lstatOK, err := lstater.LstatIfPossible(real); err == nil && (!lstatOK || fi.Mode()&fs.ModeSymlink == 0) {
-			return real, fi, nil
-		}
-	}
-	return w.follow(name, rel, lstater)
-}
-
-// real maps a cleaned workspace-relative path to its path inside fsys.
-func (w *Workspace) real(rel string) string {
-	if rel == "" || rel == "." {
-		if w.root == "" {
-			return "."
-		}
-		return path.Clean(w.root)
-	}
-	// rel is clean and relative, so this equals path.Join(root, rel).
-	return w.prefix + rel
-}
-
-// follow walks rel one component at a time, replacing each symlink by its
-// target, while keeping the walked prefix inside the root.
-func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, fs.FileInfo, error) {
-	refuse := func(reason string) error { return &RefusedError{Name: name, Reason: reason} }
-	var done []string               // resolved components, inside root
-	todo := strings.Split(rel, "/") // components still to walk
-	hops := 0
-	var last fs.FileInfo // the info of done's last component, when not a link
-	for len(todo) > 0 {
-		elem := todo[0]
-		todo = todo[1:]
-		switch elem {
-		case "", ".":
-			continue
-		case "..": // only symlink targets bring these in
-			if len(done) == 0 {
-				return "", nil, refuse(reasonLinkOut)
-			}
-			done = done[:len(done)-1]
-			last = nil
-			continue
-		}
-		next := append(slices.Clip(done), elem)
-		real := w.real(strings.Join(next, "/"))
-		fi, lstatOK, err := lstater.LstatIfPossible(real)
-		if errors.Is(err, fs.ErrNotExist) {
-			// Nothing to follow below a missing component. A ".." left
-			// in todo would make the OS fail on the missing directory;
-			// cleaning it away lexically could reach an existing file.
-			if slices.Contains(todo, "..") {
-				return "", nil, &fs.PathError{Op: "resolve", Path: w.Display(rel), Err: fs.ErrNotExist}
-			}
-			return w.real(path.Join(append(next, todo...)...)), nil, nil
-		}
+	if w.dir == nil && w.openErr == nil {
+		_, info, err := w.lookup(name)
 		if err != nil {
-			return "", nil, err
+			return FileID{}, err
 		}
-		if !lstatOK || fi.Mode()&fs.ModeSymlink == 0 {
-			// !lstatOK: no symlinks in this filesystem (MemMapFs, say).
-			if len(todo) > 0 && !fi.IsDir() {
-				return "", nil, &fs.PathError{Op: "resolve", Path: w.Display(rel),
-					Err: fmt.Errorf("%s is not a directory: %w", strings.Join(next, "/"), fs.ErrNotExist)}
-			}
-			done, last = next, fi
-			continue
-		}
-		if hops++; hops > maxLinkHops {
-			return "", nil, refuse(reasonLinkLoop)
-		}
-		reader, ok := w.fsys.(afero.LinkReader)
-		if !ok {
-			return "", nil, refuse(reasonLinkUnread)
-		}
-		target, err := reader.ReadlinkIfPossible(real)
+		return idOf(info), nil
+	}
+	if w.openErr != nil {
+		return FileID{}, w.openErr
+	}
+	fi, err := w.dir.Stat(rel)
+	if err != nil {
+		return FileID{}, w.osError(name, err)
+	}
+	return idOf(fi), nil
+}
+
+// Lstat returns the FileID of name itself: a final symlink is reported
+// as one, not followed. Earlier components are resolved as Stat does.
+func (w *Workspace) Lstat(name string) (FileID, error) {
+	rel, reason := clean(name)
+	if reason != "" {
+		return FileID{}, &RefusedError{Name: name, Reason: reason}
+	}
+	switch {
+	case w.openErr != nil:
+		return FileID{}, w.openErr
+	case w.dir != nil:
+		fi, err := w.dir.Lstat(rel)
 		if err != nil {
-			return "", nil, fmt.Errorf("resolving %s: %w", w.Display(rel), err)
+			return FileID{}, w.osError(name, err)
 		}
-		elems, fromRoot, ok := w.linkTarget(target)
-		if !ok {
-			return "", nil, refuse(reasonLinkOut)
-		}
-		if fromRoot {
-			done = nil
-		}
-		last = nil
-		todo = append(strings.Split(elems, "/"), todo...)
+		return idOf(fi), nil
 	}
-	if len(done) == 0 {
-		last = nil // the root itself: not walked
+	dir, base := path.Split(rel)
+	real := w.real(rel)
+	if dir != "" {
+		parent, _, err := w.resolve(strings.TrimSuffix(dir, "/"))
+		if err != nil {
+			return FileID{}, err
+		}
+		real = path.Join(parent, base)
 	}
-	return w.real(strings.Join(done, "/")), last, nil
+	fi, err := lstatIfPossible(w.fsys, real)
+	if err != nil {
+		return FileID{}, err
+	}
+	return idOf(fi), nil
 }
 
-// linkTarget splits a symlink target into slash-separated components to
-// walk, from the root for an absolute target (ok only when it lies under
-// the root) or from the link's directory for a relative one.
-func (w *Workspace) linkTarget(target string) (elems string, fromRoot, ok bool) {
-	if target == "" || strings.IndexByte(target, 0) >= 0 {
-		return "", false, false
+// lstatIfPossible is Lstat where fsys reports symlinks, else Stat.
+func lstatIfPossible(fsys afero.Fs, name string) (fs.FileInfo, error) {
+	if l, ok := fsys.(afero.Lstater); ok {
+		fi, _, err := l.LstatIfPossible(name)
+		return fi, err
 	}
-	if !filepath.IsAbs(target) && !strings.HasPrefix(target, "/") {
-		return filepath.ToSlash(target), false, true
-	}
-	if w.root == "" {
-		return "", true, false
-	}
-	root, t := filepath.Clean(w.root), filepath.Clean(target)
-	if t == root {
-		return "", true, true
-	}
-	if rest, ok := strings.CutPrefix(t, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator)); ok {
-		return filepath.ToSlash(rest), true, true
-	}
-	return "", true, false
-}
-
-// Stat resolves name and returns the info of what it leads to (in-root
-// symlinks followed).
-func (w *Workspace) Stat(name string) (fs.FileInfo, error) {
-	_, info, err := w.Lookup(name)
-	return info, err
+	return fsys.Stat(name)
 }
 
 // ReadDir lists the directory name, sorted by name whatever the backing
-// filesystem does. Entries are not followed: a symlink is listed as one;
-// Stat its path to follow it safely.
-func (w *Workspace) ReadDir(name string) ([]fs.FileInfo, error) {
-	real, err := w.Resolve(name)
-	if err != nil {
-		return nil, err
-	}
-	f, err := w.fsys.Open(real)
+// filesystem does, at most 65,536 entries. Entries are not followed.
+func (w *Workspace) ReadDir(name string) ([]Entry, error) {
+	f, _, err := w.open(name, true)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	infos, err := f.Readdir(-1)
+	out, err := readEntries(f)
 	if err != nil {
-		return nil, fmt.Errorf("reading directory %s: %w", w.Display(name), err)
+		return nil, &fs.PathError{Op: "readdir", Path: w.Display(name), Err: err}
 	}
-	slices.SortFunc(infos, func(a, b fs.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
-	return infos, nil
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
-// ReadFile returns the whole file name, or an error wrapping ErrTooLarge
-// when it holds more than maxBytes bytes (it never reads more than
-// maxBytes+1; a negative limit counts as 0). A directory gives an error
-// wrapping ErrIsDir.
-func (w *Workspace) ReadFile(name string, maxBytes int64) ([]byte, error) {
-	f, _, err := w.openFile(name)
+// ReadFile returns the whole file name and its FileID, or an error
+// wrapping ErrTooLarge when it holds more than maxBytes bytes (it never
+// reads more than maxBytes+1; a negative limit counts as 0).
+func (w *Workspace) ReadFile(name string, maxBytes int64) ([]byte, FileID, error) {
+	f, id, err := w.open(name, false)
 	if err != nil {
-		return nil, err
+		return nil, FileID{}, err
 	}
 	defer f.Close()
 	maxBytes = max(maxBytes, 0)
 	data, err := io.ReadAll(io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1))
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
+		return nil, FileID{}, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
 	}
 	if int64(len(data)) > maxBytes {
-		return nil, &fs.PathError{Op: "read", Path: w.Display(name),
+		return nil, FileID{}, &fs.PathError{Op: "read", Path: w.Display(name),
 			Err: fmt.Errorf("more than %d bytes: %w", maxBytes, ErrTooLarge)}
 	}
-	return data, nil
+	return data, id, nil
 }
 
-// openFile resolves and opens name, refusing directories.
-func (w *Workspace) openFile(name string) (afero.File, fs.FileInfo, error) {
-	real, err := w.Resolve(name)
+// ReadText streams the text file name once from a checked handle; see
+// [Text] and readText for what it keeps. Text.ID is the handle's.
+//
+// Errors: errors.Is(err, fs.ErrNotExist) for a missing file, a
+// *RefusedError for a refused path, errors.Is(err, ErrIsDir) for a
+// directory, errors.Is(err, ErrNotRegular) for a pipe, socket or device,
+// otherwise an error naming the file.
+func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
+	f, id, err := w.open(name, false)
 	if err != nil {
-		return nil, nil, err
+		return Text{}, err
 	}
-	f, err := w.fsys.Open(real)
+	defer f.Close()
+	// A small file gets a small buffer; a size of 0 may be a lie (procfs).
+	buf := make([]byte, min(readBufSize, max(id.Size, 512)+utf8.UTFMax))
+	t, err := readText(f, keep, buf, id.Size)
 	if err != nil {
-		return nil, nil, err
+		return Text{}, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
+	}
+	t.ID = id
+	return t, nil
+}
+
+// readEntries lists an open directory in batches, up to maxDirEntries.
+// An *os.File lists with the types the directory itself records, without
+// a stat per entry.
+func readEntries(f handle) ([]Entry, error) {
+	var out []Entry
+	for len(out) <= maxDirEntries {
+		var err error
+		if osf, ok := f.(*os.File); ok {
+			var des []fs.DirEntry
+			des, err = osf.ReadDir(1024)
+			for _, de := range des {
+				out = append(out, Entry{Name: de.Name(), Type: de.Type()})
+			}
+		} else {
+			var infos []fs.FileInfo
+			infos, err = f.Readdir(1024)
+			for _, fi := range infos {
+				out = append(out, Entry{Name: fi.Name(), Type: fi.Mode().Type()})
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("more than %d entries: %w", maxDirEntries, ErrTooLarge)
+}
+
+// handle is what both backends open: an *os.File or an afero.File.
+type handle interface {
+	io.Reader
+	io.Closer
+	Stat() (fs.FileInfo, error)
+	Readdir(n int) ([]fs.FileInfo, error)
+}
+
+// open opens name once and checks the open handle: a directory when dir
+// is set, a regular file otherwise.
+func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
+	rel, reason := clean(name)
+	if reason != "" {
+		return nil, FileID{}, &RefusedError{Name: name, Reason: reason}
+	}
+	var f handle
+	switch {
+	case w.openErr != nil:
+		return nil, FileID{}, w.openErr
+	case w.dir != nil:
+		// Non-blocking, so that opening a FIFO returns at once; it is then
+		// refused below, before anything reads from it.
+		osf, err := w.dir.OpenFile(rel, openFlags(dir), 0)
+		if err != nil {
+			return nil, FileID{}, w.osError(name, err)
+		}
+		f = osf
+	default:
+		real, info, err := w.resolve(name)
+		if err != nil {
+			return nil, FileID{}, err
+		}
+		// Opening a FIFO blocks; refuse what the walk already saw is not
+		// a file or directory.
+		if info != nil {
+			if err := w.checkType(name, info, dir); err != nil {
+				return nil, FileID{}, err
+			}
+		}
+		af, err := w.fsys.Open(real)
+		if err != nil {
+			return nil, FileID{}, err
+		}
+		f = af
 	}
 	fi, err := f.Stat()
+	if err == nil {
+		err = w.checkType(name, fi, dir)
+	}
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, FileID{}, err
 	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, nil, &fs.PathError{Op: "read", Path: w.Display(name), Err: ErrIsDir}
+	return f, idOf(fi), nil
+}
+
+// checkType refuses a handle or info of the wrong kind.
+func (w *Workspace) checkType(name string, fi fs.FileInfo, dir bool) error {
+	switch {
+	case dir && fi.IsDir(), !dir && fi.Mode().IsRegular():
+		return nil
+	case fi.IsDir():
+		return &fs.PathError{Op: "read", Path: w.Display(name), Err: ErrIsDir}
+	case dir && fi.Mode().IsRegular():
+		return &fs.PathError{Op: "readdir", Path: w.Display(name), Err: syscall.ENOTDIR}
 	}
-	return f, fi, nil
+	return &NotRegularError{Path: w.Display(name), Kind: kindName(fi.Mode())}
+}
+
+// kindName names a file type for a refusal.
+func kindName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	}
+	return "special file"
+}
+
+// escapeErr is the error os.Root gives for a path that leaves it; the
+// os package does not export it, so it is learnt from a path that must
+// escape (see learnEscapeError).
+var (
+	escapeOnce sync.Once
+	escapeErr  error
+)
+
+// learnEscapeError records the error r gives for "..", which os.Root
+// refuses lexically without touching the disk.
+func learnEscapeError(r *os.Root) {
+	escapeOnce.Do(func() {
+		_, err := r.Lstat("..")
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			escapeErr = pe.Err
+		}
+	})
+}
+
+// osError turns an os.Root error into the workspace's own: a refusal for
+// a path leading out or into a loop, a missing file for a missing or
+// non-directory component.
+func (w *Workspace) osError(name string, err error) error {
+	switch {
+	case escapeErr != nil && errors.Is(err, escapeErr):
+		return &RefusedError{Name: name, Reason: reasonLinkOut}
+	case errors.Is(err, syscall.ELOOP):
+		return &RefusedError{Name: name, Reason: reasonLinkLoop}
+	case errors.Is(err, syscall.ENOTDIR):
+		return &fs.PathError{Op: "open", Path: w.Display(name), Err: fmt.Errorf("a component is not a directory: %w", fs.ErrNotExist)}
+	}
+	return err
 }

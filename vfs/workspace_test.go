@@ -24,7 +24,7 @@ func memWorkspace(t testing.TB, root string, files map[string]string) *Workspace
 		prefixed[filepath.Join(root, name)] = data
 	}
 	writeFiles(t, fsys, prefixed)
-	return NewWorkspace(fsys, root)
+	return OpenWorkspace(fsys, root)
 }
 
 func TestWorkspaceMem(t *testing.T) {
@@ -38,23 +38,23 @@ func TestWorkspaceMem(t *testing.T) {
 				"skills/x/SKILL.md": "skill",
 			})
 			assert.Equal(t, root, w.Root())
-			real, err := w.Resolve("memory/../AGENTS.md")
+			real, _, err := w.resolve("memory/../AGENTS.md")
 			require.NoError(t, err)
 			assert.Equal(t, filepath.ToSlash(filepath.Join(root, "AGENTS.md")), real)
 
-			data, err := w.ReadFile("AGENTS.md", 100)
+			data, _, err := w.ReadFile("AGENTS.md", 100)
 			require.NoError(t, err)
 			assert.Equal(t, "agents", string(data))
 
-			fi, err := w.Stat("memory")
+			id, err := w.Stat("memory")
 			require.NoError(t, err)
-			assert.True(t, fi.IsDir())
+			assert.True(t, id.Mode.IsDir())
 
-			infos, err := w.ReadDir("memory")
+			entries, err := w.ReadDir("memory")
 			require.NoError(t, err)
 			var got []string
-			for _, fi := range infos {
-				got = append(got, fi.Name())
+			for _, e := range entries {
+				got = append(got, e.Name)
 			}
 			assert.Equal(t, []string{"a.md", "b.md", "c.md"}, got)
 
@@ -73,33 +73,33 @@ func TestWorkspaceMem(t *testing.T) {
 }
 
 func TestWorkspaceDisplay(t *testing.T) {
-	assert.Equal(t, "/ws/AGENTS.md", NewWorkspace(afero.NewMemMapFs(), "/ws").Display("AGENTS.md"))
-	assert.Equal(t, "AGENTS.md", NewWorkspace(afero.NewMemMapFs(), "").Display("AGENTS.md"))
-	assert.Equal(t, "/abs/dir/memory/a.md", NewWorkspace(afero.NewMemMapFs(), "/abs/dir/").Display("memory/a.md"))
+	assert.Equal(t, "/ws/AGENTS.md", OpenWorkspace(afero.NewMemMapFs(), "/ws").Display("AGENTS.md"))
+	assert.Equal(t, "AGENTS.md", OpenWorkspace(afero.NewMemMapFs(), "").Display("AGENTS.md"))
+	assert.Equal(t, "/abs/dir/memory/a.md", OpenWorkspace(afero.NewMemMapFs(), "/abs/dir/").Display("memory/a.md"))
 }
 
 func TestReadFileLimit(t *testing.T) {
 	w := memWorkspace(t, "/ws", map[string]string{"ten.txt": "0123456789"})
-	data, err := w.ReadFile("ten.txt", 10)
+	data, _, err := w.ReadFile("ten.txt", 10)
 	require.NoError(t, err)
 	assert.Len(t, data, 10)
 
-	_, err = w.ReadFile("ten.txt", 9)
+	_, _, err = w.ReadFile("ten.txt", 9)
 	assert.ErrorIs(t, err, ErrTooLarge)
 	assert.Contains(t, err.Error(), "/ws/ten.txt")
 
-	_, err = w.ReadFile(".", 9)
+	_, _, err = w.ReadFile(".", 9)
 	assert.ErrorIs(t, err, ErrIsDir)
 
-	data, err = w.ReadFile("ten.txt", math.MaxInt64)
+	data, _, err = w.ReadFile("ten.txt", math.MaxInt64)
 	require.NoError(t, err, "no overflow at the largest limit")
 	assert.Len(t, data, 10)
 
-	_, err = w.ReadFile("ten.txt", -1)
+	_, _, err = w.ReadFile("ten.txt", -1)
 	assert.ErrorIs(t, err, ErrTooLarge)
 
 	empty := memWorkspace(t, "", map[string]string{"empty.md": ""})
-	data, err = empty.ReadFile("empty.md", -1)
+	data, _, err = empty.ReadFile("empty.md", -1)
 	require.NoError(t, err, "a negative limit counts as 0")
 	assert.Empty(t, data)
 }
@@ -115,8 +115,15 @@ func TestReadTextDirectory(t *testing.T) {
 }
 
 // osWorkspace builds a workspace "ws" in a temporary directory, next to a
-// file "secret.txt" outside it, and returns it with its root.
+// file "secret.txt" outside it, and returns it with its root. It is read
+// through the afero walk (a read-only wrapper is not recognised as the
+// OS); osRootWorkspace reads the same tree through os.Root.
 func osWorkspace(t *testing.T, files map[string]string) (*Workspace, string) {
+	root := osTree(t, files)
+	return OpenWorkspace(afero.NewReadOnlyFs(afero.NewOsFs()), root), root
+}
+
+func osTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("symlinks need privileges on Windows")
@@ -130,7 +137,7 @@ func osWorkspace(t *testing.T, files map[string]string) (*Workspace, string) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
 	}
-	return NewWorkspace(afero.NewOsFs(), root), root
+	return root
 }
 
 func symlink(t *testing.T, root, name, target string) {
@@ -187,13 +194,13 @@ func TestResolveSymlinks(t *testing.T) {
 	}
 	for _, tc := range allowed {
 		t.Run("allowed/"+tc.name, func(t *testing.T) {
-			got, err := w.Resolve(tc.name)
+			got, _, err := w.resolve(tc.name)
 			require.NoError(t, err)
 			assert.Equal(t, filepath.Join(root, filepath.FromSlash(tc.want)), got)
 
 			// Lookup resolves the same way and stats what the path leads
 			// to, not the link: its info is the OS's Stat of the target.
-			real, info, err := w.Lookup(tc.name)
+			real, info, err := w.lookup(tc.name)
 			osInfo, osErr := os.Stat(got)
 			if osErr != nil {
 				assert.ErrorIs(t, err, fs.ErrNotExist)
@@ -218,7 +225,7 @@ func TestResolveSymlinks(t *testing.T) {
 	}
 	for _, tc := range refused {
 		t.Run("refused/"+tc.name, func(t *testing.T) {
-			_, err := w.Resolve(tc.name)
+			_, _, err := w.resolve(tc.name)
 			var refusal *RefusedError
 			require.True(t, errors.As(err, &refusal), "%v", err)
 			assert.Equal(t, tc.reason, refusal.Reason)
@@ -229,7 +236,7 @@ func TestResolveSymlinks(t *testing.T) {
 			assert.True(t, errors.As(err, &refusal), "ReadText: %v", err)
 			_, err = w.Stat(tc.name)
 			assert.True(t, errors.As(err, &refusal), "Stat: %v", err)
-			_, err = w.ReadFile(tc.name, 100)
+			_, _, err = w.ReadFile(tc.name, 100)
 			assert.True(t, errors.As(err, &refusal), "ReadFile: %v", err)
 		})
 	}
@@ -245,10 +252,10 @@ func TestResolveSymlinks(t *testing.T) {
 	_, err = w.ReadText("linkdir", Keep{Whole: 100})
 	assert.ErrorIs(t, err, ErrIsDir)
 
-	infos, err := w.ReadDir("linkdir")
+	entries, err := w.ReadDir("linkdir")
 	require.NoError(t, err)
-	require.Len(t, infos, 1)
-	assert.Equal(t, "file.md", infos[0].Name())
+	require.Len(t, entries, 1)
+	assert.Equal(t, "file.md", entries[0].Name)
 }
 
 func TestResolveMissingThenDotDot(t *testing.T) {
@@ -256,7 +263,7 @@ func TestResolveMissingThenDotDot(t *testing.T) {
 	// The OS would fail on "missing/.." so Resolve must not clean it into
 	// an existing file.
 	symlink(t, root, "link", "missing/../AGENTS.md")
-	_, err := w.Resolve("link")
+	_, _, err := w.resolve("link")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
 
@@ -276,7 +283,7 @@ func TestReadTextUnreadable(t *testing.T) {
 // real joins without path.Join's cost; it must agree with it.
 func TestRealMatchesPathJoin(t *testing.T) {
 	for _, root := range []string{"", ".", "/", "/ws", "/ws/", "ws", "./ws", "/a/../ws"} {
-		w := NewWorkspace(afero.NewMemMapFs(), root)
+		w := OpenWorkspace(afero.NewMemMapFs(), root)
 		for _, rel := range []string{"", ".", "AGENTS.md", "memory/2026-11-30.md"} {
 			want := path.Join(root, rel)
 			if root == "" && (rel == "" || rel == ".") {

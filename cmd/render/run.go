@@ -243,7 +243,7 @@ func (c *common) engine() (*engine.Engine, error) {
 			return nil, fmt.Errorf("-workspace: %s is not a directory", c.workspace)
 		}
 		c.workspaceAbs = filepath.ToSlash(abs)
-		opts = append(opts, engine.WithFS(afero.NewReadOnlyFs(afero.NewOsFs())))
+		opts = append(opts, engine.WithFS(vfs.OS()))
 	}
 	opts = append(opts, engine.WithSkillHost(hostFacts()))
 	if c.state != "" {

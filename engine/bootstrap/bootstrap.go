@@ -142,7 +142,14 @@ type Options struct {
 	Hook    Hook // optional agent:bootstrap hook, run after Replace
 
 	Markers Markers // required
-	Cache   *Cache  // optional
+}
+
+// Reader is what Load reads files through: a *vfs.Workspace, or a
+// snapshot in front of one that returns the same Text for the same file.
+type Reader interface {
+	Root() string
+	Display(name string) string
+	ReadText(name string, keep vfs.Keep) (vfs.Text, error)
 }
 
 // Result is the outcome of Load.
@@ -157,10 +164,6 @@ type Result struct {
 	// injected sizes and cause of each cut file) as deterministic JSON;
 	// "" when nothing was cut. See ShouldWarn.
 	Signature string
-	// Version, when not 0, identifies this Result among those Loads over
-	// a Cache returned: two Results with the same Version are equal. A
-	// Load with a Cache and no hook sets it.
-	Version uint64
 }
 
 // Stable returns the files above the cache boundary.
@@ -185,7 +188,7 @@ func defaultOptional() []string {
 // Load resolves, reads and budgets the bootstrap files of ws. Bad options,
 // a failing hook and a hook or replace path outside the workspace are
 // errors; a problem with one file is reported on that File instead.
-func Load(ctx context.Context, ws *vfs.Workspace, opts Options) (Result, error) {
+func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 	if ws == nil {
 		return Result{}, errors.New("bootstrap: no workspace")
 	}
@@ -194,9 +197,6 @@ func Load(ctx context.Context, ws *vfs.Workspace, opts Options) (Result, error) 
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("bootstrap: %w", err)
-	}
-	if r, ok := opts.Cache.reuse(ws, &opts); ok {
-		return r, nil
 	}
 	p := newPlan(opts)
 	list, err := p.candidates()
@@ -213,7 +213,7 @@ func Load(ctx context.Context, ws *vfs.Workspace, opts Options) (Result, error) 
 		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return c.dynamic }),
 		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return !c.dynamic }),
 	)
-	l := &loader{ws: ws, plan: p, remaining: p.total, reusable: true}
+	l := &loader{ws: ws, plan: p, remaining: p.total}
 	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total}
 	for _, c := range ordered {
 		if err := ctx.Err(); err != nil {
@@ -232,9 +232,6 @@ func Load(ctx context.Context, ws *vfs.Workspace, opts Options) (Result, error) 
 	}
 	res.TotalNearLimit = res.TotalInjected >= nearLimit(p.total)
 	res.Signature = signature(p.maxChars, p.total, res.Files)
-	if l.reusable {
-		opts.Cache.remember(ws, &opts, ordered, l.states, &res)
-	}
 	return res, nil
 }
 

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/sysprompt/sysprompt/vfs"
 )
@@ -24,8 +22,7 @@ func readWindow(maxChars int) vfs.Keep {
 	return vfs.Keep{Whole: 2*maxChars + minStart, Head: 2 * head, Tail: 2*tail + minStart}
 }
 
-// text is a file as read and normalised, with its counts; this is what the
-// Cache keeps, so warm loads neither read nor count again.
+// text is a file as read and normalised, with its counts.
 type text struct {
 	whole      bool   // head is the whole normalised file; tail is the same
 	head, tail string // the whole file, or the start and the end of a long one
@@ -33,8 +30,7 @@ type text struct {
 	tailChars  int
 	raw        int // code points of the normalised file
 	binary     bool
-	size       int64
-	modTime    time.Time
+	id         vfs.FileID
 }
 
 // normalized applies normalize to what was read. A file read whole gets an
@@ -43,7 +39,7 @@ type text struct {
 // corrected for what was dropped there; CRLFs in the unseen middle are still
 // counted, so its RawChars may be slightly high.
 func normalized(t vfs.Text) text {
-	out := text{binary: t.Binary, size: t.Size, modTime: t.ModTime}
+	out := text{binary: t.Binary, id: t.ID}
 	if t.Head == "" && t.Tail == "" {
 		out.whole = true
 		out.head = normalize(t.Content)
@@ -61,21 +57,15 @@ func normalized(t vfs.Text) text {
 
 // loader reads and budgets candidates in charging order.
 type loader struct {
-	ws        *vfs.Workspace
+	ws        Reader
 	plan      *plan
 	remaining int
 	loaded    []loaded // files already taken, for duplicate detection
-
-	// states are what each candidate's lookup found, for the result memo;
-	// reusable turns false when an outcome may not repeat (an I/O error).
-	states   []fileState
-	reusable bool
 }
 
 type loaded struct {
 	name string
-	real string
-	info fs.FileInfo
+	path string
 	text text
 }
 
@@ -84,10 +74,7 @@ type loaded struct {
 func (l *loader) load(c candidate) (f File, ok bool, err error) {
 	f = File{Name: c.Name, Path: c.Path, Display: l.ws.Display(c.Path), Dynamic: c.dynamic, Startup: c.startup}
 
-	real, info, err := l.ws.Lookup(c.Path)
-	state, ok := stateOf(real, info, err)
-	l.states = append(l.states, state)
-	l.reusable = l.reusable && ok
+	raw, err := l.ws.ReadText(c.Path, l.plan.keep)
 	if err != nil {
 		var refused *vfs.RefusedError
 		if c.redirected && errors.As(err, &refused) {
@@ -95,21 +82,11 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		}
 		return l.unavailable(f, c, err)
 	}
-	if info.IsDir() {
-		return l.unavailable(f, c, vfs.ErrIsDir)
-	}
-	if l.duplicate(c, real, info, nil) {
+	t := normalized(raw)
+	if l.duplicate(c, &t) {
 		return File{}, false, nil
 	}
-	t, err := l.read(c.Path, real, info)
-	if err != nil {
-		l.reusable = false
-		return l.unavailable(f, c, err)
-	}
-	if l.duplicate(c, real, info, &t) {
-		return File{}, false, nil
-	}
-	l.loaded = append(l.loaded, loaded{name: c.Name, real: real, info: info, text: t})
+	l.loaded = append(l.loaded, loaded{name: c.Name, path: c.Path, text: t})
 
 	if t.binary {
 		f.Status, f.Reason = StatusSkipped, ReasonBinary
@@ -141,39 +118,21 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 	return f, true, nil
 }
 
-// read returns the file's text, from the cache when it is current.
-func (l *loader) read(path, real string, info fs.FileInfo) (text, error) {
-	keep := l.plan.keep
-	if t, ok := l.plan.opts.Cache.get(real, info.Size(), info.ModTime(), keep); ok {
-		return t, nil
-	}
-	raw, err := l.ws.ReadText(path, keep)
-	if err != nil {
-		return text{}, err
-	}
-	t := normalized(raw)
-	l.plan.opts.Cache.put(real, keep, t)
-	return t, nil
-}
-
-// duplicate reports whether c is a file already loaded under another name:
-// the same resolved path, or os.SameFile for infos from the OS. Infos from
-// an in-memory filesystem carry no identity (Sys() is nil); there, names
-// that differ only in case (MEMORY.md, memory.md) count as one file when
-// size, modification time and the text read agree, which needs the text
-// (t != nil).
-func (l *loader) duplicate(c candidate, real string, info fs.FileInfo, t *text) bool {
+// duplicate reports whether c is a file already loaded under another
+// name: the same path, or the same device and inode (a hard link, an
+// in-workspace symlink, a case-insensitive disk). Files from an in-memory
+// filesystem carry no inode; there, names that differ only in case
+// (MEMORY.md, memory.md) count as one file when size, modification time
+// and the text read agree.
+func (l *loader) duplicate(c candidate, t *text) bool {
 	for _, prev := range l.loaded {
-		if t == nil {
-			if prev.real == real || os.SameFile(prev.info, info) {
-				return true
-			}
+		if prev.path == c.Path || prev.text.id.SameFile(t.id) {
+			return true
+		}
+		if t.id.Ino != 0 || prev.text.id.Ino != 0 || !strings.EqualFold(prev.name, c.Name) {
 			continue
 		}
-		if info.Sys() != nil || prev.info.Sys() != nil || !strings.EqualFold(prev.name, c.Name) {
-			continue
-		}
-		if prev.info.Size() == info.Size() && prev.info.ModTime().Equal(info.ModTime()) &&
+		if prev.text.id.Size == t.id.Size && prev.text.id.ModTime == t.id.ModTime &&
 			prev.text.raw == t.raw && prev.text.binary == t.binary &&
 			prev.text.head == t.head && prev.text.tail == t.tail {
 			return true
@@ -212,6 +171,9 @@ func reasonFor(err error) string {
 		return ReasonMissing
 	case errors.Is(err, vfs.ErrIsDir):
 		return ReasonDirectory
+	}
+	if nr, ok := errors.AsType[*vfs.NotRegularError](err); ok {
+		return "not a regular file (" + nr.Kind + ")"
 	}
 	return err.Error()
 }

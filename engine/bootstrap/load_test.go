@@ -37,7 +37,9 @@ func memWorkspace(t testing.TB, files map[string]string) (afero.Fs, *vfs.Workspa
 		}
 		require.NoError(t, afero.WriteFile(fsys, "ws/"+name, []byte(body), 0o644))
 	}
-	return fsys, vfs.NewWorkspace(fsys, "ws")
+	ws := vfs.OpenWorkspace(fsys, "ws")
+	t.Cleanup(func() { ws.Close() })
+	return fsys, ws
 }
 
 const dirMark = "\x00dir" // memWorkspace makes a directory for this body
@@ -406,7 +408,8 @@ func TestLoadSameFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "MEMORY.md"), []byte("facts"), 0o644))
 		require.NoError(t, os.Link(filepath.Join(dir, "MEMORY.md"), filepath.Join(dir, "memory.md")))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "copy.md"), []byte("facts"), 0o644))
-		ws := vfs.NewWorkspace(afero.NewOsFs(), dir)
+		ws := vfs.OpenWorkspace(afero.NewOsFs(), dir)
+		defer ws.Close()
 		res := mustLoad(t, ws, Options{Files: []string{"MEMORY.md", "memory.md", "copy.md"}})
 		assert.Equal(t, []string{"MEMORY.md OK", "copy.md OK"}, outline(res), "a separate file with equal content stays")
 	})
@@ -446,7 +449,8 @@ func TestLoadRefusals(t *testing.T) {
 	require.NoError(t, os.Symlink("loop-b", filepath.Join(dir, "loop-a")))
 	require.NoError(t, os.Symlink("loop-a", filepath.Join(dir, "loop-b")))
 	require.NoError(t, os.Symlink("loop-a", filepath.Join(dir, "TOOLS.md")))
-	ws := vfs.NewWorkspace(afero.NewOsFs(), dir)
+	ws := vfs.OpenWorkspace(afero.NewOsFs(), dir)
+	defer ws.Close()
 
 	res := mustLoad(t, ws, Options{})
 	assert.Equal(t, []string{
@@ -560,7 +564,8 @@ func TestLoadReplaceAndHook(t *testing.T) {
 func TestLoadHookPathThroughOutsideSymlink(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.Symlink("/etc", filepath.Join(dir, "etc")))
-	ws := vfs.NewWorkspace(afero.NewOsFs(), dir)
+	ws := vfs.OpenWorkspace(afero.NewOsFs(), dir)
+	defer ws.Close()
 	_, err := Load(context.Background(), ws, Options{Markers: testMarkers{}, Hook: func(context.Context, Event) ([]Entry, error) {
 		return []Entry{{Name: "USER.md", Path: "etc/passwd"}}, nil
 	}})

@@ -144,7 +144,7 @@ func (p *plan) classify(list []candidate) []candidate {
 }
 
 // runHook hands the list to the hook and validates what comes back.
-func (p *plan) runHook(ctx context.Context, ws *vfs.Workspace, list []candidate) ([]candidate, error) {
+func (p *plan) runHook(ctx context.Context, ws Reader, list []candidate) ([]candidate, error) {
 	ev := Event{Type: "agent", Action: "bootstrap", Workspace: ws.Root(), Session: p.opts.Session,
 		Files: make([]Entry, len(list))}
 	before := map[Entry]bool{}

@@ -211,11 +211,11 @@ func TestBuildMeasureErrors(t *testing.T) {
 }
 
 // TestBuildSeesEditedSkill: an edited SKILL.md (new content and time) gets a
-// new version on the next build, with the cache shared.
+// new version on the next discovery and build.
 func TestBuildSeesEditedSkill(t *testing.T) {
 	fsys := memFS(t, map[string]string{"skills/a/SKILL.md": skillMD("name: a")})
 	roots := []Root{workspaceRoot(fsys)}
-	opts := Options{Cache: &Cache{}}
+	opts := Options{}
 	build := func() Catalog {
 		found, err := Discover(context.Background(), roots, opts)
 		require.NoError(t, err)

@@ -7,13 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/spf13/afero"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // Bounds of one walk, so a huge or hostile tree costs bounded time and memory.
@@ -51,30 +49,12 @@ func Discover(ctx context.Context, roots []Root, opts Options) (Found, error) {
 		return cmp.Compare(ra, rb)
 	})
 
-	gen, memo, sizeHint := opts.Cache.begin(ordered, opts.Home)
-	if memo != nil {
-		ok, err := memo.stillHolds(ctx, ordered)
-		if err != nil {
-			return Found{}, err
-		}
-		if ok {
-			return copyFound(memo.found), nil
-		}
-	}
-
-	found := Found{Skills: make([]Skill, 0, sizeHint)}
+	var found Found
 	winners := map[string]int{} // name → index in found.Skills
-	var seen *observations
-	if opts.Cache != nil {
-		seen = &observations{}
-	}
-	for i, r := range ordered {
-		w := walker{ctx: ctx, root: r, rootIndex: i, home: opts.Home, cache: opts.Cache, gen: gen, found: &found, winners: winners, seen: seen}
+	for _, r := range ordered {
+		w := walker{ctx: ctx, root: r, home: opts.Home, found: &found, winners: winners}
 		if err := w.walkRoot(); err != nil {
 			return Found{}, err
-		}
-		if w.unrepeatable {
-			seen = nil
 		}
 	}
 	sortSkills(found.Skills)
@@ -82,11 +62,6 @@ func Discover(ctx context.Context, roots []Root, opts Options) (Found, error) {
 	slices.SortFunc(found.Problems, func(a, b Problem) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
 	})
-	var next *discoveryMemo
-	if seen != nil {
-		next = &discoveryMemo{home: opts.Home, roots: rootKeys(ordered), seen: *seen, found: copyFound(found)}
-	}
-	opts.Cache.end(gen, len(found.Skills), ordered, opts.Home, next)
 	return found, nil
 }
 
@@ -94,7 +69,7 @@ func (r Root) validate() error {
 	if _, ok := r.Source.rank(); !ok {
 		return fmt.Errorf("unknown source %q (want %s, %s or %s)", r.Source, Workspace, Managed, Bundled)
 	}
-	if r.FS == nil {
+	if r.Files == nil {
 		return fmt.Errorf("%s root %q has no filesystem", r.Source, r.Dir)
 	}
 	if !fs.ValidPath(r.Dir) {
@@ -147,51 +122,37 @@ func skippedFor(s Skill, reason string) Skipped {
 
 // walker searches one root.
 type walker struct {
-	ctx       context.Context
-	root      Root
-	rootIndex int // in precedence order, for observations
-	home      string
-	cache     *Cache
-	gen       uint64
+	ctx  context.Context
+	root Root
+	home string
 
 	found   *Found
 	winners map[string]int // name → index in found.Skills: the first seen wins
 	dirs    int
-
-	// seen, when not nil, records what the walk acts on, for a later
-	// Discover to check instead of walking (see memo.go).
-	seen *observations
-	// unrepeatable is set when the walk met an error, which a replay could
-	// not tell apart from a later, different error.
-	unrepeatable bool
 }
 
 func (w *walker) walkRoot() error {
-	info, err := w.root.FS.Stat(w.root.Dir)
+	id, err := w.root.Files.Stat(w.root.Dir)
+	var refused *vfs.RefusedError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		w.seeRoot(kindMissing)
 		return nil // a root that does not exist holds no skills
+	case errors.As(err, &refused):
+		w.problem("", 0, "skills folder refused: "+refused.Reason)
+		return nil
 	case err != nil:
-		w.unrepeatable = true
 		w.problem("", 0, "cannot read skills folder: "+errText(err))
 		return nil
-	case !info.IsDir():
-		w.seeRoot(kindOther)
+	case !id.Mode.IsDir():
 		w.problem("", 0, "skills root is not a folder")
 		return nil
 	}
-	w.seeRoot(kindDir)
 	return w.walk(w.root.Dir, "", 1)
 }
 
-func (w *walker) seeRoot(kind fileKind) {
-	if w.seen != nil {
-		w.seen.roots = append(w.seen.roots, rootSeen{root: w.rootIndex, kind: kind})
-	}
-}
-
-// walk lists dir (rel is its path below the root's Dir) at the given depth.
+// walk lists dir (rel is its path below the root's Dir) at the given
+// depth: a folder holding a SKILL.md is a skill; another is searched
+// deeper.
 func (w *walker) walk(dir, rel string, depth int) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
@@ -202,85 +163,53 @@ func (w *walker) walk(dir, rel string, depth int) error {
 		}
 		return nil
 	}
-	entries, err := readDirSorted(w.root.FS, dir)
+	entries, err := w.root.Files.ReadDir(dir)
 	if err != nil {
-		w.unrepeatable = true
 		w.problem(rel, 0, "cannot list folder: "+errText(err))
 		return nil
 	}
-	var listing []entrySeen
 	for _, e := range entries {
-		entry, ok := walkedEntry(e)
-		if !ok {
+		if strings.HasPrefix(e.Name, ".") {
 			continue
 		}
-		listing = append(listing, entry)
-		childRel := joinPath(rel, entry.name)
-		if entry.symlink {
+		childRel := joinPath(rel, e.Name)
+		if e.Type&fs.ModeSymlink != 0 {
 			w.problem(childRel, 0, "symlink not followed")
 			continue
 		}
-		skillPath := joinPath(dir, entry.name+"/"+skillFileName)
-		info, err := lstat(w.root.FS, skillPath)
-		if err == nil {
-			w.seeFile(skillPath, info)
+		if !e.Type.IsDir() {
+			continue
 		}
+		skillPath := joinPath(dir, e.Name+"/"+skillFileName)
+		id, err := w.root.Files.Lstat(skillPath)
 		switch {
-		case err == nil && info.Mode().IsRegular():
-			w.load(skillPath, childRel, entry.name, info)
-		case err == nil && info.Mode()&fs.ModeSymlink != 0:
+		case err == nil && id.Mode.IsRegular():
+			w.load(skillPath, childRel, e.Name)
+		case err == nil && id.Mode&fs.ModeSymlink != 0:
 			w.problem(childRel+"/"+skillFileName, 0, "symlink not followed")
 		case err == nil:
 			w.problem(childRel+"/"+skillFileName, 0, "not a regular file")
 		case errors.Is(err, fs.ErrNotExist):
-			w.seeFile(skillPath, nil)
 			if depth < maxWalkDepth {
-				if err := w.walk(joinPath(dir, entry.name), childRel, depth+1); err != nil {
+				if err := w.walk(joinPath(dir, e.Name), childRel, depth+1); err != nil {
 					return err
 				}
 			}
 		default:
-			w.unrepeatable = true
 			w.problem(childRel+"/"+skillFileName, 0, "cannot read: "+errText(err))
 		}
-	}
-	if w.seen != nil {
-		w.seen.dirs = append(w.seen.dirs, dirSeen{root: w.rootIndex, path: dir, entries: listing})
 	}
 	return nil
 }
 
-// seeFile records an lstat of a SKILL.md path; nil info means it was missing.
-func (w *walker) seeFile(path string, info os.FileInfo) {
-	if w.seen == nil {
-		return
-	}
-	f := fileSeen{root: w.rootIndex, path: path, kind: kindMissing}
-	if info != nil {
-		f.kind = kindOf(info)
-		if f.kind == kindRegular {
-			f.size, f.modTime = info.Size(), info.ModTime()
-		}
-	}
-	w.seen.files = append(w.seen.files, f)
-}
-
-// load turns one SKILL.md into a Skill, from the cache when its size and
-// modification time are unchanged. folderRel is the skill folder's path
-// below the root's Dir.
-func (w *walker) load(skillPath, folderRel, folder string, info os.FileInfo) {
+// load turns one SKILL.md into a Skill. folderRel is the skill folder's
+// path below the root's Dir.
+func (w *walker) load(skillPath, folderRel, folder string) {
 	location := w.location(folderRel + "/" + skillFileName)
-	key := cacheKey{fs: fsIdentity(w.root.FS), source: w.root.Source, dir: w.root.Dir, display: w.root.Display, path: skillPath}
-	parsed, ok := w.cache.get(key, info, w.gen)
-	if !ok {
-		var err error
-		parsed, err = parseSkillFile(w.root.FS, skillPath, folder, info)
-		if err != nil {
-			w.unrepeatable = true
-			w.found.Problems = append(w.found.Problems, Problem{Path: location, Message: "cannot read: " + errText(err)})
-			return
-		}
-		w.cache.put(key, info, parsed, w.gen)
+	parsed, err := parseSkillFile(w.root.Files, skillPath, folder)
+	if err != nil {
+		w.found.Problems = append(w.found.Problems, Problem{Path: location, Message: "cannot read: " + errText(err)})
+		return
 	}
 	if parsed.err != nil {
 		w.found.Problems = append(w.found.Problems, Problem{Path: location, Line: parsed.err.line, Message: parsed.err.msg})
@@ -304,7 +233,7 @@ func (w *walker) load(skillPath, folderRel, folder string, info os.FileInfo) {
 		Path:        skillPath,
 		Location:    location,
 		Version:     parsed.version,
-		Meta:        parsed.meta, // shared with the cache: Skill's slices are read-only
+		Meta:        parsed.meta,
 	})
 }
 
@@ -353,7 +282,7 @@ func shortenHome(p, home string) string {
 	return p
 }
 
-// parsedFile is the cacheable outcome of reading one SKILL.md.
+// parsedFile is the outcome of reading one SKILL.md.
 type parsedFile struct {
 	name, description string
 	meta              Metadata
@@ -361,21 +290,13 @@ type parsedFile struct {
 	err               *lineError // broken front matter or oversize file
 }
 
-func parseSkillFile(fsys afero.Fs, name, folder string, info os.FileInfo) (parsedFile, error) {
-	if info.Size() > maxSkillFileSize {
+func parseSkillFile(files Files, name, folder string) (parsedFile, error) {
+	data, _, err := files.ReadFile(name, maxSkillFileSize)
+	if errors.Is(err, vfs.ErrTooLarge) {
 		return oversize(folder), nil
 	}
-	f, err := fsys.Open(name)
 	if err != nil {
 		return parsedFile{}, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSkillFileSize+1))
-	if err != nil {
-		return parsedFile{}, err
-	}
-	if len(data) > maxSkillFileSize { // grew since Stat
-		return oversize(folder), nil
 	}
 	sum := sha256.Sum256(data)
 	p := parsedFile{name: folder, version: "sha256:" + hex.EncodeToString(sum[:])}
@@ -396,31 +317,6 @@ func parseSkillFile(fsys afero.Fs, name, folder string, info os.FileInfo) (parse
 
 func oversize(folder string) parsedFile {
 	return parsedFile{name: folder, err: &lineError{msg: fmt.Sprintf("SKILL.md is larger than %d KiB", maxSkillFileSize>>10)}}
-}
-
-// readDirSorted lists dir sorted by name: real disks list in any order.
-func readDirSorted(fsys afero.Fs, dir string) ([]os.FileInfo, error) {
-	f, err := fsys.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	entries, err := f.Readdir(-1)
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(entries, func(a, b os.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, nil
-}
-
-// lstat reports on name without following a final symlink when the
-// filesystem can tell symlinks apart.
-func lstat(fsys afero.Fs, name string) (os.FileInfo, error) {
-	if l, ok := fsys.(afero.Lstater); ok {
-		info, _, err := l.LstatIfPossible(name)
-		return info, err
-	}
-	return fsys.Stat(name)
 }
 
 // errText drops the path an *fs.PathError repeats; problems name the file already.

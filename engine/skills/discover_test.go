@@ -9,9 +9,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
@@ -19,7 +17,7 @@ import (
 )
 
 func workspaceRoot(fsys afero.Fs) Root {
-	return Root{Source: Workspace, FS: fsys, Dir: "skills", Display: "/home/ana/agent/skills"}
+	return Root{Source: Workspace, Files: memFiles(fsys), Dir: "skills", Display: "/home/ana/agent/skills"}
 }
 
 func TestDiscoverNestedFolders(t *testing.T) {
@@ -71,8 +69,8 @@ func TestDiscoverPrecedence(t *testing.T) {
 	})
 	// Given out of order on purpose: precedence comes from the source.
 	roots := []Root{
-		{Source: Bundled, FS: bundled, Dir: "skills", Display: "/opt/app/skills"},
-		{Source: Managed, FS: managed, Dir: ".", Display: "/home/ana/.config/app/skills"},
+		{Source: Bundled, Files: memFiles(bundled), Dir: "skills", Display: "/opt/app/skills"},
+		{Source: Managed, Files: memFiles(managed), Dir: ".", Display: "/home/ana/.config/app/skills"},
 		workspaceRoot(ws),
 	}
 	found, err := Discover(context.Background(), roots, Options{Home: "/home/ana"})
@@ -191,13 +189,13 @@ func TestDiscoverRoots(t *testing.T) {
 		skills  int
 		problem string
 	}{
-		{name: "missing dir is empty", root: Root{Source: Managed, FS: fsys, Dir: "nope"}},
-		{name: "dir is a file", root: Root{Source: Managed, FS: fsys, Dir: "file"}, problem: "file: skills root is not a folder"},
-		{name: "display defaults to dir", root: Root{Source: Managed, FS: fsys, Dir: "skills"}, skills: 1},
-		{name: "unknown source", root: Root{Source: "plugin", FS: fsys, Dir: "skills"}, wantErr: `skills: root 0: unknown source "plugin"`},
+		{name: "missing dir is empty", root: Root{Source: Managed, Files: memFiles(fsys), Dir: "nope"}},
+		{name: "dir is a file", root: Root{Source: Managed, Files: memFiles(fsys), Dir: "file"}, problem: "file: skills root is not a folder"},
+		{name: "display defaults to dir", root: Root{Source: Managed, Files: memFiles(fsys), Dir: "skills"}, skills: 1},
+		{name: "unknown source", root: Root{Source: "plugin", Files: memFiles(fsys), Dir: "skills"}, wantErr: `skills: root 0: unknown source "plugin"`},
 		{name: "nil fs", root: Root{Source: Bundled, Dir: "skills"}, wantErr: "has no filesystem"},
-		{name: "rooted dir", root: Root{Source: Bundled, FS: fsys, Dir: "/skills"}, wantErr: "not an unrooted slash path"},
-		{name: "dotdot dir", root: Root{Source: Bundled, FS: fsys, Dir: "../skills"}, wantErr: "not an unrooted slash path"},
+		{name: "rooted dir", root: Root{Source: Bundled, Files: memFiles(fsys), Dir: "/skills"}, wantErr: "not an unrooted slash path"},
+		{name: "dotdot dir", root: Root{Source: Bundled, Files: memFiles(fsys), Dir: "../skills"}, wantErr: "not an unrooted slash path"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,7 +227,7 @@ func TestDiscoverCancelled(t *testing.T) {
 
 func TestDiscoverPluginRoot(t *testing.T) {
 	fsys := memFS(t, map[string]string{"browser/SKILL.md": skillMD("name: browse", "metadata:", "  skillKey: web")})
-	found, err := Discover(context.Background(), []Root{{Source: Bundled, FS: fsys, Dir: ".", Display: "/opt/plugins/browser/skills", Plugin: "browser"}}, Options{})
+	found, err := Discover(context.Background(), []Root{{Source: Bundled, Files: memFiles(fsys), Dir: ".", Display: "/opt/plugins/browser/skills", Plugin: "browser"}}, Options{})
 	require.NoError(t, err)
 	require.Len(t, found.Skills, 1)
 	s := found.Skills[0]
@@ -255,110 +253,29 @@ func TestShortenHome(t *testing.T) {
 	}
 }
 
-func TestCacheReusesUnchangedFiles(t *testing.T) {
-	base := memFS(t, map[string]string{
-		"skills/a/SKILL.md": skillMD("name: a", "description: one"),
-		"skills/b/SKILL.md": skillMD("name: b"),
-	})
-	opens := &atomic.Int64{}
-	fsys := countingFS{Fs: base, opens: opens}
-	then := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	require.NoError(t, base.Chtimes("skills/a/SKILL.md", then, then))
-	roots := []Root{workspaceRoot(fsys)}
-	var cache Cache
-	opts := Options{Cache: &cache}
-
-	first, err := Discover(context.Background(), roots, opts)
-	require.NoError(t, err)
-	require.EqualValues(t, 2, opens.Load())
-
-	again, err := Discover(context.Background(), roots, opts)
-	require.NoError(t, err)
-	assert.Equal(t, first, again)
-	assert.EqualValues(t, 2, opens.Load(), "unchanged files are not read again")
-
-	// Same size and time: the cache cannot tell, and must not re-read.
-	require.NoError(t, afero.WriteFile(base, "skills/a/SKILL.md", []byte(skillMD("name: a", "description: uno")), 0o644))
-	require.NoError(t, base.Chtimes("skills/a/SKILL.md", then, then))
-	same, err := Discover(context.Background(), roots, opts)
-	require.NoError(t, err)
-	assert.Equal(t, "one", same.Skills[0].Description)
-
-	// An edit with a new time gives a new version.
-	edited := skillMD("name: a", "description: edited")
-	require.NoError(t, afero.WriteFile(base, "skills/a/SKILL.md", []byte(edited), 0o644))
-	later := then.Add(time.Minute)
-	require.NoError(t, base.Chtimes("skills/a/SKILL.md", later, later))
-	changed, err := Discover(context.Background(), roots, opts)
-	require.NoError(t, err)
-	sum := sha256.Sum256([]byte(edited))
-	assert.Equal(t, "edited", changed.Skills[0].Description)
-	assert.Equal(t, "sha256:"+hex.EncodeToString(sum[:]), changed.Skills[0].Version)
-	assert.NotEqual(t, first.Skills[0].Version, changed.Skills[0].Version)
-	assert.EqualValues(t, 3, opens.Load())
-}
-
-func TestCacheCachesBrokenFilesAndFoundIsTheCallers(t *testing.T) {
-	base := memFS(t, map[string]string{
-		"skills/bad/SKILL.md": "---\nname: [\n---\n",
-		"skills/ok/SKILL.md":  skillMD("name: ok", "metadata:", "  os: [linux]"),
-	})
-	opens := &atomic.Int64{}
-	roots := []Root{workspaceRoot(countingFS{Fs: base, opens: opens})}
-	opts := Options{Cache: &Cache{}}
-	first, err := Discover(context.Background(), roots, opts)
-	require.NoError(t, err)
-	want := copyFound(first)
-	// The slices of Found are the caller's; the Skills' own slices are
-	// read-only and may be shared.
-	first.Skills[0].Name = "mutated by caller"
-	first.Skipped[0].Reason = "mutated by caller"
-	first.Problems[0].Message = "mutated by caller"
-
-	for range 2 { // the remembered result must not have changed
-		second, err := Discover(context.Background(), roots, opts)
-		require.NoError(t, err)
-		assert.EqualValues(t, 2, opens.Load())
-		assert.Equal(t, want, second)
-	}
-}
-
-func TestCacheConcurrentDiscover(t *testing.T) {
+// TestDiscoverConcurrent runs discoveries over shared roots at once: a
+// workspace is safe for concurrent use and Discover keeps no state.
+func TestDiscoverConcurrent(t *testing.T) {
 	files := map[string]string{}
 	for i := range 30 {
 		name := "s" + strings.Repeat("x", i)
 		files["skills/"+name+"/SKILL.md"] = skillMD("name: " + name)
 	}
 	roots := []Root{workspaceRoot(memFS(t, files))}
-	var cache Cache
 	want, err := Discover(context.Background(), roots, Options{})
 	require.NoError(t, err)
+	require.Len(t, want.Skills, 30)
 	var wg sync.WaitGroup
 	results := make([]Found, 8)
 	for i := range results {
 		wg.Go(func() {
-			results[i], _ = Discover(context.Background(), roots, Options{Cache: &cache})
+			results[i], _ = Discover(context.Background(), roots, Options{})
 		})
 	}
 	wg.Wait()
 	for _, got := range results {
 		assert.Equal(t, want, got)
 	}
-}
-
-func TestCacheSweepsStaleEntries(t *testing.T) {
-	var cache Cache
-	for i := range maxCacheEntries + 10 {
-		fsys := memFS(t, map[string]string{"skills/a/SKILL.md": skillMD("name: a")})
-		_, err := Discover(context.Background(), []Root{workspaceRoot(fsys)}, Options{Cache: &cache})
-		require.NoError(t, err)
-		if i > maxCacheEntries {
-			break
-		}
-	}
-	cache.mu.Lock()
-	defer cache.mu.Unlock()
-	assert.LessOrEqual(t, len(cache.entries), maxCacheEntries)
 }
 
 // failFS fails chosen operations with a permission error.
@@ -393,7 +310,7 @@ func TestDiscoverUnreadableIsReported(t *testing.T) {
 		failOpen: map[string]bool{"skills/locked": true, "skills/noread/SKILL.md": true},
 		failStat: map[string]bool{"skills/nostat/SKILL.md": true},
 	}
-	found, err := Discover(context.Background(), []Root{{Source: Workspace, FS: fsys, Dir: "skills", Display: "/w"}}, Options{})
+	found, err := Discover(context.Background(), []Root{{Source: Workspace, Files: memFiles(fsys), Dir: "skills", Display: "/w"}}, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ok"}, names(found.Skills))
 	assert.Equal(t, []Problem{
@@ -403,7 +320,7 @@ func TestDiscoverUnreadableIsReported(t *testing.T) {
 		{Path: "/w/nostat/SKILL.md", Message: "cannot read: permission denied"},
 	}, found.Problems)
 
-	found, err = Discover(context.Background(), []Root{{Source: Workspace, FS: failFS{Fs: base, failStat: map[string]bool{"skills": true}}, Dir: "skills", Display: "/w"}}, Options{})
+	found, err = Discover(context.Background(), []Root{{Source: Workspace, Files: memFiles(failFS{Fs: base, failStat: map[string]bool{"skills": true}}), Dir: "skills", Display: "/w"}}, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, []Problem{{Path: "/w", Message: "cannot read skills folder: permission denied"}}, found.Problems)
 }
@@ -413,7 +330,7 @@ func TestDiscoverBoundsTheWalk(t *testing.T) {
 	for i := range maxWalkDirs + 5 {
 		require.NoError(t, fsys.MkdirAll(fmt.Sprintf("skills/empty-%05d", i), 0o755))
 	}
-	found, err := Discover(context.Background(), []Root{{Source: Workspace, FS: fsys, Dir: "skills", Display: "/w"}}, Options{})
+	found, err := Discover(context.Background(), []Root{{Source: Workspace, Files: memFiles(fsys), Dir: "skills", Display: "/w"}}, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, []Problem{{Path: "/w", Message: "search stopped after 4096 folders"}}, found.Problems)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/sysprompt/sysprompt/engine/skills"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 func Example() {
@@ -14,8 +15,12 @@ func Example() {
 	_ = afero.WriteFile(fsys, "skills/tools/git/SKILL.md", []byte("---\nname: git\ndescription: Work with git repositories.\nmetadata:\n  requires:\n    bins: [git]\n---\n# Git\n"), 0o644)
 	_ = afero.WriteFile(fsys, "skills/mac/SKILL.md", []byte("---\nname: mac\nmetadata:\n  os: [darwin]\n---\n"), 0o644)
 
-	roots := []skills.Root{{Source: skills.Workspace, FS: fsys, Dir: "skills", Display: "/home/ana/agent/skills"}}
-	found, err := skills.Discover(context.Background(), roots, skills.Options{Home: "/home/ana", Cache: &skills.Cache{}})
+	// A workspace keeps every read inside the directory it was opened on;
+	// on the real disk it would be vfs.OpenWorkspace(vfs.OS(), "/home/ana/agent").
+	ws := vfs.OpenWorkspace(fsys, "")
+	defer ws.Close()
+	roots := []skills.Root{{Source: skills.Workspace, Files: ws, Dir: "skills", Display: "/home/ana/agent/skills"}}
+	found, err := skills.Discover(context.Background(), roots, skills.Options{Home: "/home/ana"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -5,12 +5,17 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/vfs"
 )
+
+// memFiles opens fsys as a skills root's Files: a workspace rooted at the
+// top of fsys, so its unrooted paths are the workspace's own.
+func memFiles(fsys afero.Fs) *vfs.Workspace { return vfs.OpenWorkspace(fsys, "") }
 
 // memFS builds a MemMapFs holding files (unrooted slash paths).
 func memFS(t testing.TB, files map[string]string) afero.Fs {
@@ -94,19 +99,6 @@ type linkInfo struct{ os.FileInfo }
 
 func (l linkInfo) Mode() fs.FileMode { return fs.ModeSymlink | 0o777 }
 func (l linkInfo) IsDir() bool       { return false }
-
-// countingFS counts opens of SKILL.md files.
-type countingFS struct {
-	afero.Fs
-	opens *atomic.Int64
-}
-
-func (c countingFS) Open(name string) (afero.File, error) {
-	if strings.HasSuffix(name, "/SKILL.md") {
-		c.opens.Add(1)
-	}
-	return c.Fs.Open(name)
-}
 
 func names(skills []Skill) []string {
 	out := make([]string, 0, len(skills))

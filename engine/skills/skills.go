@@ -3,7 +3,7 @@ package skills
 import (
 	"strconv"
 
-	"github.com/spf13/afero"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // Source says which kind of root a skill came from.
@@ -29,12 +29,21 @@ func (s Source) rank() (rank int, ok bool) {
 	return 0, false
 }
 
+// Files is what discovery reads a root through; a *vfs.Workspace is one,
+// so no read leaves the directory it was opened on.
+type Files interface {
+	Stat(name string) (vfs.FileID, error)
+	Lstat(name string) (vfs.FileID, error)
+	ReadDir(name string) ([]vfs.Entry, error)
+	ReadFile(name string, maxBytes int64) ([]byte, vfs.FileID, error)
+}
+
 // Root is one directory searched for skills.
 type Root struct {
 	Source Source
-	FS     afero.Fs
-	// Dir is the directory inside FS holding the skill folders, unrooted and
-	// slash-separated ("skills", or "." for the top of FS).
+	Files  Files
+	// Dir is the directory inside Files holding the skill folders, unrooted
+	// and slash-separated ("skills", or "." for the top of Files).
 	Dir string
 	// Display is how Dir is shown to the model, usually its absolute path
 	// ("/home/ana/agent/skills"). Empty means Dir.
@@ -49,12 +58,10 @@ type Options struct {
 	// Home is the user's home directory as an absolute path. Locations under
 	// it start with "~" instead. Empty means no shortening.
 	Home string
-	// Cache, when set, keeps parsed SKILL.md files between calls.
-	Cache *Cache
 }
 
-// Skill is one discovered SKILL.md. Treat its slices as read-only: a Cache
-// hands the same ones to every discovery.
+// Skill is one discovered SKILL.md. Treat its slices as read-only: a
+// catalog shares them with the discovery it was built from.
 type Skill struct {
 	Name        string
 	Description string
@@ -62,7 +69,7 @@ type Skill struct {
 	Key    string
 	Source Source
 	Plugin string
-	// Path is the SKILL.md path inside its root's FS.
+	// Path is the SKILL.md path inside its root's Files.
 	Path string
 	// Location is the SKILL.md path as shown to the model, home shortened to "~".
 	Location string

@@ -2,7 +2,6 @@ package bootstrap
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,53 +13,44 @@ import (
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/sysprompt/sysprompt/vfs"
 )
 
-func TestCacheRereadsEditedFiles(t *testing.T) {
+// TestLoadSeesEdits: every Load reads the files afresh, even an edit that
+// keeps size and modification time.
+func TestLoadSeesEdits(t *testing.T) {
 	fsys, ws := memWorkspace(t, map[string]string{"SOUL.md": "calm"})
 	when := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
 	require.NoError(t, fsys.Chtimes("ws/SOUL.md", when, when))
-	cache := NewCache()
-	opts := Options{Files: []string{"SOUL.md"}, Cache: cache}
+	opts := Options{Files: []string{"SOUL.md"}}
 	content := func() string { return mustLoad(t, ws, opts).Files[0].Content }
 	assert.Equal(t, "calm", content())
 
-	// Same size and time: the cache cannot tell, and answers from memory.
 	require.NoError(t, afero.WriteFile(fsys, "ws/SOUL.md", []byte("wild"), 0o644))
 	require.NoError(t, fsys.Chtimes("ws/SOUL.md", when, when))
-	assert.Equal(t, "calm", content(), "served from the cache")
-
-	require.NoError(t, fsys.Chtimes("ws/SOUL.md", when, when.Add(time.Second)))
-	assert.Equal(t, "wild", content(), "new modification time")
+	assert.Equal(t, "wild", content(), "same size and time")
 
 	require.NoError(t, afero.WriteFile(fsys, "ws/SOUL.md", []byte("wilder"), 0o644))
-	require.NoError(t, fsys.Chtimes("ws/SOUL.md", when, when.Add(time.Second)))
 	assert.Equal(t, "wilder", content(), "new size")
 
-	opts.MaxChars = 3 // a different read window is a different entry
+	opts.MaxChars = 3
 	assert.Equal(t, StatusTruncated, mustLoad(t, ws, opts).Files[0].Status)
 }
 
-func TestConcurrentLoadsShareCache(t *testing.T) {
-	files := benchFiles()
-	_, ws := memWorkspace(t, files)
-	cache := NewCache()
+// TestConcurrentLoads runs loads of one workspace at once; they must agree.
+func TestConcurrentLoads(t *testing.T) {
+	_, ws := memWorkspace(t, benchFiles())
 	want := mustLoad(t, ws, Options{Heartbeat: true})
 	var wg sync.WaitGroup
 	results := make([]Result, 16)
 	for i := range results {
 		wg.Go(func() {
-			res, err := Load(context.Background(), ws, Options{Heartbeat: true, Cache: cache, Markers: testMarkers{}})
+			res, err := Load(context.Background(), ws, Options{Heartbeat: true, Markers: testMarkers{}})
 			assert.NoError(t, err)
 			results[i] = res
 		})
 	}
 	wg.Wait()
 	for _, res := range results {
-		assert.NotZero(t, res.Version)
-		res.Version = 0
 		assert.Equal(t, want, res)
 	}
 }
@@ -71,13 +61,11 @@ func TestLoadHugeSparseFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates a 2 GiB sparse file")
 	}
-	dir := t.TempDir()
+	dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "agents"})
 	f, err := os.Create(filepath.Join(dir, "MEMORY.md"))
 	require.NoError(t, err)
 	require.NoError(t, f.Truncate(2<<30))
 	require.NoError(t, f.Close())
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("agents"), 0o644))
-	ws := vfs.NewWorkspace(afero.NewOsFs(), dir)
 
 	peak := measurePeakHeap(t, func() {
 		res := mustLoad(t, ws, Options{Files: []string{"AGENTS.md", "MEMORY.md"}})
@@ -92,7 +80,7 @@ func TestLoadLargeTextFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 64 MiB file")
 	}
-	dir := t.TempDir()
+	dir, ws := diskWorkspace(t, nil)
 	f, err := os.Create(filepath.Join(dir, "MEMORY.md"))
 	require.NoError(t, err)
 	line := strings.Repeat("memory line ", 8) + "\n" // 97 bytes
@@ -104,7 +92,6 @@ func TestLoadLargeTextFile(t *testing.T) {
 	_, err = f.WriteString("THE END\n")
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	ws := vfs.NewWorkspace(afero.NewOsFs(), dir)
 
 	peak := measurePeakHeap(t, func() {
 		res := mustLoad(t, ws, Options{Files: []string{"MEMORY.md"}})
@@ -163,31 +150,16 @@ func benchFiles() map[string]string {
 	return files
 }
 
+// BenchmarkBootstrap loads a workspace with two over-budget files from
+// MemMapFs; every Load reads every file.
 func BenchmarkBootstrap(b *testing.B) {
 	_, ws := memWorkspace(b, benchFiles())
 	ctx := context.Background()
-	for _, warm := range []bool{false, true} {
-		b.Run(fmt.Sprintf("warm=%t", warm), func(b *testing.B) {
-			opts := Options{Heartbeat: true, BrandNew: true, Markers: testMarkers{}}
-			if warm {
-				opts.Cache = NewCache()
-				if _, err := Load(ctx, ws, opts); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Load(ctx, ws, opts); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	opts := Options{Heartbeat: true, BrandNew: true, Markers: testMarkers{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(ctx, ws, opts); err != nil {
+			b.Fatal(err)
+		}
 	}
-}
-
-func TestZeroCacheIsUsable(t *testing.T) {
-	_, ws := memWorkspace(t, allFiles())
-	var cache Cache
-	first := mustLoad(t, ws, Options{Cache: &cache})
-	assert.Equal(t, first, mustLoad(t, ws, Options{Cache: &cache}))
 }

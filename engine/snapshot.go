@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/sysprompt/sysprompt/engine/skills"
+	"github.com/sysprompt/sysprompt/vfs"
+)
+
+// The workspace snapshot is the engine's only input cache: what renders
+// read from workspaces, so that a turn re-reads only what changed.
+//
+//   - Bootstrap files stay fresh every turn. Each render stats every
+//     candidate through the workspace's safe read path; a file whose
+//     FileID (device, inode, size, modification and change times) equals
+//     the one it was read with is served from here, any other is read
+//     again from a checked handle. The content served was always read
+//     from such a handle, so a name swapped for a symlink or a FIFO
+//     between two turns is refused by the stat, never read.
+//   - The skills catalog is a per-session snapshot, as the original
+//     product keeps it: the first render of a session discovers and
+//     builds it, later turns of the same session (same session key and
+//     id) reuse it. It is rebuilt when a new session starts, on a /new or
+//     /reset turn, when the turn's skill settings differ from the ones it
+//     was built with, and, for an Engine made WithSkillsWatch, when a
+//     skills folder on disk changes.
+
+// Bounds of the snapshot: past them the oldest entries go.
+const (
+	maxSnapshotTexts  = 1024
+	maxSkillsSessions = 256
+)
+
+type snapshot struct {
+	mu       sync.Mutex
+	texts    map[textKey]vfs.Text
+	sessions map[string]*skillsSession
+	clock    uint64 // orders sessions by last use
+
+	// changed counts skills-change notifications; a session built before
+	// the latest one is stale.
+	changed atomic.Uint64
+	watch   *skillsWatch // nil unless the Engine opted in
+}
+
+// textKey is one bootstrap read: the workspace root, the name and how
+// much of the file was kept.
+type textKey struct {
+	root, name string
+	keep       vfs.Keep
+}
+
+// skillsSession is one session's skills catalog and what it was built from.
+type skillsSession struct {
+	roots   string // the workspace the roots were taken from
+	policy  string // the encoded skill settings the catalog was built for
+	changed uint64 // snapshot.changed when discovered
+	catalog skills.Catalog
+	key     memoKey // catalogKey of the catalog's view
+	used    uint64
+}
+
+func newSnapshot() *snapshot {
+	return &snapshot{texts: map[textKey]vfs.Text{}, sessions: map[string]*skillsSession{}}
+}
+
+// reader puts the snapshot in front of ws for bootstrap.Load.
+func (s *snapshot) reader(ws *vfs.Workspace) textReader { return textReader{ws, s} }
+
+type textReader struct {
+	*vfs.Workspace
+	s *snapshot
+}
+
+// ReadText returns the snapshot's text when the file's FileID is the one
+// it was read with, and reads it again otherwise.
+func (r textReader) ReadText(name string, keep vfs.Keep) (vfs.Text, error) {
+	id, err := r.Stat(name)
+	if err != nil {
+		return vfs.Text{}, err
+	}
+	key := textKey{r.Root(), name, keep}
+	r.s.mu.Lock()
+	t, ok := r.s.texts[key]
+	r.s.mu.Unlock()
+	if ok && t.ID == id {
+		return t, nil
+	}
+	t, err = r.Workspace.ReadText(name, keep)
+	if err != nil {
+		return t, err
+	}
+	r.s.mu.Lock()
+	if len(r.s.texts) >= maxSnapshotTexts {
+		clear(r.s.texts) // simpler than an LRU; a workspace has a handful of files
+	}
+	r.s.texts[key] = t
+	r.s.mu.Unlock()
+	return t, nil
+}
+
+// skillsFor returns the session's catalog, building it with build when the
+// session has none or its one is stale.
+func (s *snapshot) skillsFor(session, roots, policy string, refresh bool,
+	build func() (skills.Catalog, memoKey, error)) (skills.Catalog, memoKey, error) {
+	changed := s.changed.Load()
+	s.mu.Lock()
+	s.clock++
+	ss := s.sessions[session]
+	if ss != nil && !refresh && ss.roots == roots && ss.policy == policy && ss.changed == changed {
+		ss.used = s.clock
+		s.mu.Unlock()
+		return ss.catalog, ss.key, nil
+	}
+	s.mu.Unlock()
+
+	cat, key, err := build()
+	if err != nil {
+		return skills.Catalog{}, memoKey{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.sessions[session]; !ok && len(s.sessions) >= maxSkillsSessions {
+		oldest := ""
+		for id, o := range s.sessions {
+			if oldest == "" || o.used < s.sessions[oldest].used {
+				oldest = id
+			}
+		}
+		delete(s.sessions, oldest)
+	}
+	s.sessions[session] = &skillsSession{roots: roots, policy: policy, changed: changed, catalog: cat, key: key, used: s.clock}
+	return cat, key, nil
+}
+
+// skillsWatch turns changes under the skills folders into a bump of
+// snapshot.changed. Only folders on the real disk can be watched.
+type skillsWatch struct {
+	w       *fsnotify.Watcher
+	mu      sync.Mutex
+	watched map[string]bool
+	roots   map[string]bool // skills roots, to tell their events apart in a parent
+	done    chan struct{}
+}
+
+// Bounds of what one Engine watches.
+const (
+	maxWatchedDirs  = 4096
+	maxWatchedDepth = 6
+)
+
+func newSkillsWatch(changed *atomic.Uint64) (*skillsWatch, error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	sw := &skillsWatch{w: w, watched: map[string]bool{}, roots: map[string]bool{}, done: make(chan struct{})}
+	go sw.loop(changed)
+	return sw, nil
+}
+
+func (sw *skillsWatch) loop(changed *atomic.Uint64) {
+	defer close(sw.done)
+	for {
+		select {
+		case ev, ok := <-sw.w.Events:
+			if !ok {
+				return
+			}
+			if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+				sw.mu.Lock()
+				delete(sw.watched, ev.Name) // the OS dropped its watch
+				sw.mu.Unlock()
+			}
+			if sw.relevant(ev.Name) {
+				changed.Add(1)
+			}
+		case _, ok := <-sw.w.Errors:
+			if !ok {
+				return
+			}
+			changed.Add(1) // events may have been lost: assume a change
+		}
+	}
+}
+
+// relevant reports whether an event concerns skills: anything inside a
+// skills root, or a root itself appearing or going in its parent.
+func (sw *skillsWatch) relevant(name string) bool {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if sw.roots[name] {
+		return true
+	}
+	for root := range sw.roots {
+		if strings.HasPrefix(name, root+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// add watches the skills root dir, its folders down to a bounded depth,
+// and its parent (so that a root created later is noticed). It follows no
+// symlink and never fails a render: a folder it cannot watch is left out.
+func (sw *skillsWatch) add(dir string) {
+	dir = filepath.Clean(dir)
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.roots[dir] = true
+	sw.addDir(filepath.Dir(dir))
+	base := strings.Count(dir, string(filepath.Separator))
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if strings.Count(p, string(filepath.Separator))-base > maxWatchedDepth || len(sw.watched) >= maxWatchedDirs {
+			return filepath.SkipDir
+		}
+		sw.addDir(p)
+		return nil
+	})
+}
+
+func (sw *skillsWatch) addDir(p string) {
+	if sw.watched[p] || len(sw.watched) >= maxWatchedDirs {
+		return
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return
+	}
+	if sw.w.Add(p) == nil {
+		sw.watched[p] = true
+	}
+}
+
+func (sw *skillsWatch) close() error {
+	err := sw.w.Close()
+	<-sw.done
+	return err
+}
