@@ -32,6 +32,14 @@ type sectionOutcome struct {
 
 type memoKey [2]uint64
 
+// stableTier is what the memo keeps of one render's stable tier: per
+// layer, the outcomes of its stable sections, and the tool lines, a
+// stable value the dynamic sections may read too.
+type stableTier struct {
+	layers    []memoLayer
+	toolLines []ToolLine
+}
+
 // memoLayer is one layer's stable tier: the outcomes of its stable
 // sections in manifest order, and the stable prefix's sha256.
 type memoLayer struct {
@@ -39,7 +47,7 @@ type memoLayer struct {
 	sha256   string
 }
 
-// stableMemo is an LRU of stable tiers, one memoLayer per harness layer.
+// stableMemo is an LRU of stable tiers.
 type stableMemo struct {
 	mu    sync.Mutex
 	lru   *list.List // of *memoEntry, most recent first
@@ -47,15 +55,15 @@ type stableMemo struct {
 }
 
 type memoEntry struct {
-	key    memoKey
-	layers []memoLayer
+	key  memoKey
+	tier *stableTier
 }
 
 func newStableMemo() *stableMemo {
 	return &stableMemo{lru: list.New(), items: map[memoKey]*list.Element{}}
 }
 
-func (m *stableMemo) get(k memoKey) ([]memoLayer, bool) {
+func (m *stableMemo) get(k memoKey) (*stableTier, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	el, ok := m.items[k]
@@ -63,17 +71,17 @@ func (m *stableMemo) get(k memoKey) ([]memoLayer, bool) {
 		return nil, false
 	}
 	m.lru.MoveToFront(el)
-	return el.Value.(*memoEntry).layers, true
+	return el.Value.(*memoEntry).tier, true
 }
 
-func (m *stableMemo) put(k memoKey, layers []memoLayer) {
+func (m *stableMemo) put(k memoKey, tier *stableTier) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if el, ok := m.items[k]; ok {
 		m.lru.MoveToFront(el)
 		return
 	}
-	m.items[k] = m.lru.PushFront(&memoEntry{key: k, layers: layers})
+	m.items[k] = m.lru.PushFront(&memoEntry{key: k, tier: tier})
 	for m.lru.Len() > memoSize {
 		last := m.lru.Back()
 		delete(m.items, last.Value.(*memoEntry).key)

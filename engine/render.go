@@ -134,26 +134,32 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	}}
 
 	key := stableKey(&set.key, h.name, req, &st.d, skillsKey)
-	memo, hit := e.memo.get(key)
-	if !hit {
-		memo = make([]memoLayer, len(h.layers))
+	tier, hit := e.memo.get(key)
+	if hit {
+		st.d.ToolLines, st.toolLinesDone = tier.toolLines, true
+	} else {
+		tier = &stableTier{layers: make([]memoLayer, len(h.layers))}
 	}
 	for i, ly := range h.layers {
 		var cached *memoLayer
 		if hit {
-			cached = &memo[i]
+			cached = &tier.layers[i]
 		}
 		layer, stable, err := st.renderLayer(ly, cached)
 		if err != nil {
 			return nil, err
 		}
 		if !hit {
-			memo[i] = memoLayer{outcomes: stable, sha256: layer.StableSHA256}
+			tier.layers[i] = memoLayer{outcomes: stable, sha256: layer.StableSHA256}
 		}
 		res.Layers = append(res.Layers, layer)
 	}
 	if !hit {
-		e.memo.put(key, memo)
+		if !st.toolLinesDone {
+			st.d.ToolLines, st.toolLinesDone = toolLines(e.pack.tools, req.Tools), true
+		}
+		tier.toolLines = st.d.ToolLines
+		e.memo.put(key, tier)
 	}
 	res.Omitted = st.omitted
 	if max := settings.MaxPromptChars; max > 0 {

@@ -42,9 +42,15 @@ func normalized(t vfs.Text) text {
 	out := text{binary: t.Binary, id: t.ID}
 	if t.Head == "" && t.Tail == "" {
 		out.whole = true
-		out.head = normalize(t.Content)
+		if strings.Contains(t.Content, "\r") {
+			out.head = normalize(t.Content)
+			out.raw = runeCount(out.head)
+		} else {
+			// Only trailing white space goes: count what went, not what stays.
+			out.head = normalize(t.Content)
+			out.raw = t.RawChars - runeCount(t.Content[len(out.head):])
+		}
 		out.tail = out.head
-		out.raw = runeCount(out.head)
 		out.headChars, out.tailChars = out.raw, out.raw
 		return out
 	}
