@@ -119,6 +119,7 @@ type common struct {
 	mode, harness, state, hook              string
 
 	preview      bool   // a preview command: never record warnings as shown
+	watchSkills  bool   // watch: the engine watches skills folders for changes
 	workspaceAbs string // set by engine(): the absolute -workspace path
 }
 
@@ -246,6 +247,9 @@ func (c *common) engine() (*engine.Engine, error) {
 		opts = append(opts, engine.WithFS(vfs.OS()))
 	}
 	opts = append(opts, engine.WithSkillHost(hostFacts()))
+	if c.watchSkills {
+		opts = append(opts, engine.WithSkillsWatch())
+	}
 	if c.state != "" {
 		var store bootstrap.Store = bootstrap.NewFileStore(afero.NewOsFs(), c.state)
 		if c.preview {

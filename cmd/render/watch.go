@@ -83,12 +83,24 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			}
 		}
 	}()
-	c.preview = true
+	c.preview, c.watchSkills = true, true
+	// Each change reloads the pack and config into a new engine, which
+	// also watches the skills folders it reads; the last one is closed.
+	var e *engine.Engine
+	defer func() {
+		if e != nil {
+			e.Close()
+		}
+	}()
 	renderOnce := func() (*engine.Result, error) {
-		e, req, err := c.load(stdin)
+		next, req, err := c.load(stdin)
 		if err != nil {
 			return nil, err
 		}
+		if e != nil {
+			e.Close()
+		}
+		e = next
 		res, err := e.Render(ctx, req)
 		return res, inPack(err, c.pack)
 	}
