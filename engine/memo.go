@@ -284,6 +284,7 @@ func catalogKey(k *keyEncoder, v *SkillsView) memoKey {
 	k.bool(v.Descriptions)
 	k.string(v.Note)
 	k.int(v.Eligible)
+	k.string(v.Catalog)
 	return k.sum()
 }
 

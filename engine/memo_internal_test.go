@@ -20,7 +20,7 @@ func TestStableKeyCoversEveryField(t *testing.T) {
 		reflect.TypeFor[skills.Skill]():        9,
 		reflect.TypeFor[skills.Metadata]():     5,
 		reflect.TypeFor[skills.Requirements](): 4,
-		reflect.TypeFor[SkillsView]():          4,
+		reflect.TypeFor[SkillsView]():          5,
 		reflect.TypeFor[Workspace]():           2,
 		reflect.TypeFor[Docs]():                3,
 		reflect.TypeFor[Sandbox]():             4,
@@ -109,6 +109,7 @@ func TestCatalogKeyFollowsTheView(t *testing.T) {
 		"descriptions": func(v *SkillsView) { v.Descriptions = false },
 		"note":         func(v *SkillsView) { v.Note = "1 of 2" },
 		"eligible":     func(v *SkillsView) { v.Eligible = 2 },
+		"catalog":      func(v *SkillsView) { v.Catalog = "<available_skills/>" },
 		"none":         func(v *SkillsView) { v.Listed = nil },
 	} {
 		v := view()

@@ -115,15 +115,15 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	if err != nil {
 		return nil, err
 	}
-	catalog, skillsKey, err := e.buildSkills(ctx, set, req, &settings, ws)
+	sk, err := e.buildSkills(ctx, set, req, &settings, ws)
 	if err != nil {
 		return nil, err
 	}
-	res.Skills = catalog
+	res.Skills = sk.catalog
 	stableFiles, dynamicFiles := splitFiles(files)
 	st := renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: derived{
 		Overrides:     OverrideSet(contrib.overrides),
-		Skills:        newSkillsView(catalog),
+		Skills:        sk.view,
 		Config:        settings,
 		Pack:          PackInfo{Product: e.pack.manifest.Product, Vars: e.pack.manifest.Vars},
 		Files:         stableFiles,
@@ -133,7 +133,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
 	}}
 
-	key := stableKey(&set.key, h.name, req, &st.d, skillsKey)
+	key := stableKey(&set.key, h.name, req, &st.d, sk.key)
 	tier, hit := e.memo.get(key)
 	if hit {
 		st.d.ToolLines, st.toolLinesDone = tier.toolLines, true

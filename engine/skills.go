@@ -24,10 +24,17 @@ type SkillsView struct {
 	Descriptions bool           // false when the budget dropped descriptions
 	Note         string         // "N of M skills listed" when skills were dropped
 	Eligible     int
+	// Catalog is the skills_catalog partial's output for this view,
+	// rendered once when the catalog is built, not on every turn.
+	Catalog string
 }
 
-func newSkillsView(c skills.Catalog) SkillsView {
-	return SkillsView{Listed: c.Skills, Descriptions: c.Descriptions, Note: c.Note, Eligible: c.Eligible}
+// sessionSkills is a built catalog: what the report sees, what templates
+// see, and the key that stands for the view in the stable memo.
+type sessionSkills struct {
+	catalog skills.Catalog
+	view    SkillsView
+	key     memoKey
 }
 
 // SkillHost holds the host facts skill eligibility needs. The runtime
@@ -103,10 +110,10 @@ func (e *Engine) openSkillRoots(s *Settings, ws *vfs.Workspace) (roots []skills.
 // buildSkills returns the skills catalog of the render's session (see
 // snapshot.go for when it is rebuilt) and the key that stands for its
 // view in the stable memo.
-func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *Settings, ws *vfs.Workspace) (skills.Catalog, memoKey, error) {
-	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil ||
-		(ws == nil && len(e.opts.skillRoots) == 0 && (e.opts.config == nil || e.opts.config.Skills.Managed == "" || e.opts.fs == nil)) {
-		return skills.Catalog{}, catalogKey(&set.key, &SkillsView{}), nil
+func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *Settings, ws *vfs.Workspace) (sessionSkills, error) {
+	managed := e.opts.fs != nil && e.opts.config != nil && e.opts.config.Skills.Managed != ""
+	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || (ws == nil && !managed && len(e.opts.skillRoots) == 0) {
+		return sessionSkills{key: catalogKey(&set.key, &SkillsView{})}, nil
 	}
 	k := &set.key
 	k.reset()
@@ -120,12 +127,20 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 	k.int(s.MaxSkillsInPrompt)
 	policyKey := string(k.buf)
 	session := req.Session.Key + "\x00" + req.Session.ID
-	return e.snap.skillsFor(session, s.Workspace, policyKey, req.Session.Reset, func() (skills.Catalog, memoKey, error) {
+	return e.snap.skillsFor(session, s.Workspace, policyKey, req.Session.Reset, func() (sessionSkills, error) {
 		cat, err := e.discoverSkills(ctx, set, s, ws)
 		if err != nil {
-			return skills.Catalog{}, memoKey{}, err
+			return sessionSkills{}, err
 		}
-		return cat, catalogKey(&set.key, &SkillsView{Listed: cat.Skills, Descriptions: cat.Descriptions, Note: cat.Note, Eligible: cat.Eligible}), nil
+		view := SkillsView{Listed: cat.Skills, Descriptions: cat.Descriptions, Note: cat.Note, Eligible: cat.Eligible}
+		if len(view.Listed) > 0 {
+			set.buf.Reset()
+			if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, SkillsView{Listed: view.Listed, Descriptions: view.Descriptions, Note: view.Note}); err != nil {
+				return sessionSkills{}, &Error{Phase: PhaseExec, File: templatesDir, Err: fmt.Errorf("rendering the skills catalog: %w", err)}
+			}
+			view.Catalog = set.buf.String()
+		}
+		return sessionSkills{catalog: cat, view: view, key: catalogKey(&set.key, &view)}, nil
 	})
 }
 

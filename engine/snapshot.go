@@ -10,7 +10,6 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -62,8 +61,7 @@ type skillsSession struct {
 	roots   string // the workspace the roots were taken from
 	policy  string // the encoded skill settings the catalog was built for
 	changed uint64 // snapshot.changed when discovered
-	catalog skills.Catalog
-	key     memoKey // catalogKey of the catalog's view
+	skills  sessionSkills
 	used    uint64
 }
 
@@ -109,7 +107,7 @@ func (r textReader) ReadText(name string, keep vfs.Keep) (vfs.Text, error) {
 // skillsFor returns the session's catalog, building it with build when the
 // session has none or its one is stale.
 func (s *snapshot) skillsFor(session, roots, policy string, refresh bool,
-	build func() (skills.Catalog, memoKey, error)) (skills.Catalog, memoKey, error) {
+	build func() (sessionSkills, error)) (sessionSkills, error) {
 	changed := s.changed.Load()
 	s.mu.Lock()
 	s.clock++
@@ -117,13 +115,13 @@ func (s *snapshot) skillsFor(session, roots, policy string, refresh bool,
 	if ss != nil && !refresh && ss.roots == roots && ss.policy == policy && ss.changed == changed {
 		ss.used = s.clock
 		s.mu.Unlock()
-		return ss.catalog, ss.key, nil
+		return ss.skills, nil
 	}
 	s.mu.Unlock()
 
-	cat, key, err := build()
+	built, err := build()
 	if err != nil {
-		return skills.Catalog{}, memoKey{}, err
+		return sessionSkills{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -136,8 +134,8 @@ func (s *snapshot) skillsFor(session, roots, policy string, refresh bool,
 		}
 		delete(s.sessions, oldest)
 	}
-	s.sessions[session] = &skillsSession{roots: roots, policy: policy, changed: changed, catalog: cat, key: key, used: s.clock}
-	return cat, key, nil
+	s.sessions[session] = &skillsSession{roots: roots, policy: policy, changed: changed, skills: built, used: s.clock}
+	return built, nil
 }
 
 // skillsWatch turns changes under the skills folders into a bump of
