@@ -1,7 +1,9 @@
 // Package vfs holds the filesystems the engine reads from: the template pack
-// (a user pack directory layered over the built-in one), a read-only view of
-// an agent workspace that refuses paths escaping its root, and bounded,
-// streaming reads of workspace files.
+// (a user pack directory layered over the built-in one), and [Workspace],
+// the one read path into a directory the engine does not own: no path
+// leaves its root at any component (an os.Root on the real disk), only
+// regular files are read, from the handle that was checked, and reads are
+// bounded and streamed.
 //
 // Every path that enters vfs from a caller is relative, slash-separated and
 // unrooted ("sections/safety.md.tmpl", "memory/2026-01-02.md"), in the sense

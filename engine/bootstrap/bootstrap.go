@@ -1,7 +1,8 @@
 // Package bootstrap decides which workspace files (AGENTS.md, SOUL.md, …) go
-// into an agent's system prompt and what of each: it applies the gates of
-// SPEC §4, the [bootstrap.replace] table and the agent:bootstrap hook, reads
-// the files through a read-only vfs.Workspace with bounded memory, fits them
+// into an agent's system prompt and what of each: it applies the session and
+// workspace gates, the [bootstrap.replace] table and the agent:bootstrap
+// hook, reads the files through a [Reader] (a vfs.Workspace, or the engine's
+// snapshot in front of one) with bounded memory, fits them
 // into the per-file and total budgets with truncation markers, and reports
 // what happened to every file. It renders no templates and knows no
 // sections: the engine hands the Result to both.

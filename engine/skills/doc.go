@@ -10,12 +10,14 @@
 // asks the caller, through a [MeasureFunc], how long a candidate catalog would
 // render.
 //
-// A caller runs the two steps, keeping one [Cache] for the process so that
-// unchanged SKILL.md files are not read again, and an unchanged tree is only
-// listed and stat'ed, not walked and rebuilt:
+// A caller runs the two steps; each root is read through a [Files], usually
+// a *vfs.Workspace, so no read leaves the root:
 //
-//	found, err := skills.Discover(ctx, roots, skills.Options{Home: home, Cache: cache})
+//	found, err := skills.Discover(ctx, roots, skills.Options{Home: home})
 //	cat, err := skills.Build(found, policy, limits, measure)
+//
+// Neither step keeps anything between calls: how often to rebuild a
+// catalog is the caller's choice (the engine keeps one per session).
 //
 // When only descriptions had to go, Catalog.Note stays empty and
 // Catalog.Descriptions is false; the note ("N of M skills listed") appears
