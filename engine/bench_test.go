@@ -3,8 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"testing"
@@ -161,28 +159,13 @@ func BenchmarkRenderNextTurn(b *testing.B) {
 // (skills/gen/skill-NNNN) into fsys at root.
 func turnWorkspace(b *testing.B, fsys afero.Fs, root string, n int) {
 	b.Helper()
-	src := os.DirFS("../examples/workspace")
-	require.NoError(b, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(src, p)
-		if err != nil {
-			return err
-		}
-		return writeFile(fsys, path.Join(root, p), data)
-	}))
+	copyExampleWorkspace(b, fsys, root)
 	for i := range n {
 		body := fmt.Sprintf("---\nname: skill-%04d\ndescription: Handle task number %d when the user asks for it by name.\n---\nSteps.\n", i, i)
-		require.NoError(b, writeFile(fsys, path.Join(root, "skills", "gen", fmt.Sprintf("skill-%04d", i), "SKILL.md"), []byte(body)))
+		name := path.Join(root, "skills", "gen", fmt.Sprintf("skill-%04d", i), "SKILL.md")
+		require.NoError(b, fsys.MkdirAll(path.Dir(name), 0o755))
+		require.NoError(b, afero.WriteFile(fsys, name, []byte(body), 0o644))
 	}
-}
-
-func writeFile(fsys afero.Fs, name string, data []byte) error {
-	if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
-		return err
-	}
-	return afero.WriteFile(fsys, name, data, 0o644)
 }
 
 // BenchmarkTurn measures the honest paths of a long-lived engine on the

@@ -703,18 +703,28 @@ func TestBuiltinCacheStability(t *testing.T) {
 func exampleWorkspace(t testing.TB) afero.Fs {
 	t.Helper()
 	ws := afero.NewMemMapFs()
-	root := os.DirFS("../examples/workspace")
-	require.NoError(t, fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
+	copyExampleWorkspace(t, ws, "/ws")
+	return ws
+}
+
+// copyExampleWorkspace writes examples/workspace into fsys at root.
+func copyExampleWorkspace(t testing.TB, fsys afero.Fs, root string) {
+	t.Helper()
+	src := os.DirFS("../examples/workspace")
+	require.NoError(t, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := fs.ReadFile(root, p)
+		data, err := fs.ReadFile(src, p)
 		if err != nil {
 			return err
 		}
-		return afero.WriteFile(ws, path.Join("/ws", p), data, 0o644)
+		name := path.Join(root, p)
+		if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
+			return err
+		}
+		return afero.WriteFile(fsys, name, data, 0o644)
 	}))
-	return ws
 }
 
 // TestBuiltinExampleRequests renders the seven shipped requests with the

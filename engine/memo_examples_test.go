@@ -12,7 +12,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine"
 )
 
-// Both memos against the built-in pack: one long-lived engine renders the
+// The stable memo against the built-in pack: one long-lived engine renders the
 // shipped example requests, each with turns whose volatile fields vary
 // and some repeated, and every result must equal a fresh engine's.
 func TestMemosMatchFreshRendersOfExamples(t *testing.T) {
