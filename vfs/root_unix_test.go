@@ -113,6 +113,33 @@ func TestOSRootMissing(t *testing.T) {
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
 
+// A workspace root that is a FIFO or a file reads as a missing folder,
+// without blocking.
+func TestOSRootNotADirectory(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	for _, root := range []string{fifo, file} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			w := OpenWorkspace(OS(), root)
+			defer w.Close()
+			_, err := w.ReadText("AGENTS.md", Keep{Whole: 10})
+			assert.ErrorIs(t, err, fs.ErrNotExist, root)
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("opening %s as a workspace blocked", root)
+		}
+	}
+}
+
 // A FIFO (or any non-regular file) is refused without blocking, on both
 // backends, whatever method reaches it.
 func TestFIFORefusedWithoutBlocking(t *testing.T) {

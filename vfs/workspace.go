@@ -76,7 +76,17 @@ func IsOS(fsys afero.Fs) bool {
 func OpenWorkspace(fsys afero.Fs, root string) *Workspace {
 	w := &Workspace{root: root, fsys: fsys}
 	if IsOS(fsys) {
-		w.dir, w.openErr = os.OpenRoot(cmpOr(root, "."))
+		// Opening a FIFO blocks, and os.OpenRoot does not ask for a
+		// directory: check first. The root is the caller's own choice.
+		dir := cmpOr(root, ".")
+		if fi, err := os.Stat(dir); err != nil {
+			w.openErr = err
+			return w
+		} else if !fi.IsDir() {
+			w.openErr = &fs.PathError{Op: "open", Path: root, Err: fmt.Errorf("not a directory: %w", fs.ErrNotExist)}
+			return w
+		}
+		w.dir, w.openErr = os.OpenRoot(dir)
 		if w.dir != nil {
 			learnEscapeError(w.dir)
 		}
@@ -350,12 +360,15 @@ func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
 		if err != nil {
 			return nil, FileID{}, err
 		}
-		// Opening a FIFO blocks; refuse what the walk already saw is not
-		// a file or directory.
-		if info != nil {
-			if err := w.checkType(name, info, dir); err != nil {
+		// Opening a FIFO blocks; refuse what is not a file or directory
+		// before opening it (the walk's last lstat usually says).
+		if info == nil {
+			if info, err = w.fsys.Stat(real); err != nil {
 				return nil, FileID{}, err
 			}
+		}
+		if err := w.checkType(name, info, dir); err != nil {
+			return nil, FileID{}, err
 		}
 		af, err := w.fsys.Open(real)
 		if err != nil {
