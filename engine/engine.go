@@ -95,6 +95,11 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	if e.opts.store == nil {
 		e.opts.store = bootstrap.NewMemoryStore()
 	}
+	for _, r := range e.opts.skillRoots {
+		if r.fsys == nil {
+			return nil, ErrorList{&Error{Phase: PhaseConfig, Err: fmt.Errorf("skills root %q has no filesystem", r.dir)}}
+		}
+	}
 	p, errs := loadPack(packFS)
 	if len(errs) > 0 {
 		return nil, errs

@@ -296,20 +296,25 @@ type renderState struct {
 
 	toolLinesDone bool
 	stable, full  any
-	protected     []string // injected texts that tidy leaves alone; see tidy
-	protectedDone bool
+	// Injected texts that tidy leaves alone: a stable section can hold
+	// only stable files, a dynamic one any; see tidy.
+	protectedStable, protectedAll []string
+	protectedDone                 bool
 }
 
 // tidy is tidy for this render: the injected texts it must leave alone
 // are gathered only once a section has blank lines to fold.
-func (st *renderState) tidy(raw string) string {
+func (st *renderState) tidy(raw string, tier Tier) string {
 	if trimmed := strings.TrimSpace(raw); !needsFold(trimmed) {
 		return trimmed
 	}
 	if !st.protectedDone {
-		st.protected, st.protectedDone = protectedTexts(st.files), true
+		st.protectedStable, st.protectedAll, st.protectedDone = protectedTexts(st.d.Files), protectedTexts(st.files), true
 	}
-	return tidy(raw, st.protected)
+	if tier == TierStable {
+		return tidy(raw, st.protectedStable)
+	}
+	return tidy(raw, st.protectedAll)
 }
 
 // view builds a view of type vt for this render.
@@ -334,7 +339,7 @@ func (st *renderState) renderSection(sec *section) (sectionOutcome, error) {
 		return sectionOutcome{reason: OmitNone}, nil
 	}
 	if text, ok := st.contrib.overrides[sec.override]; ok && sec.override != "" {
-		return st.finish("", sectionOutcome{out: text, overridden: true}), nil
+		return st.finish("", sec.tier, sectionOutcome{out: text, overridden: true}), nil
 	}
 	var dot any
 	if sec.tier == TierStable {
@@ -352,14 +357,14 @@ func (st *renderState) renderSection(sec *section) (sectionOutcome, error) {
 	if err != nil {
 		return sectionOutcome{}, err
 	}
-	return st.finish(raw, sectionOutcome{}), nil
+	return st.finish(raw, sec.tier, sectionOutcome{}), nil
 }
 
 // finish tidies raw (unless o already holds an override's text), keeps
 // the boundary marker out, and counts.
-func (st *renderState) finish(raw string, o sectionOutcome) sectionOutcome {
+func (st *renderState) finish(raw string, tier Tier, o sectionOutcome) sectionOutcome {
 	if !o.overridden {
-		o.out = st.tidy(raw)
+		o.out = st.tidy(raw, tier)
 	}
 	o.out = neutralizeBoundary(o.out, st.e.pack.manifest.Boundary)
 	if o.out == "" {
@@ -442,7 +447,8 @@ func tidy(s string, protected []string) string {
 	if !needsFold(s) {
 		return s
 	}
-	// The spans of s that hold injected text, in order, not overlapping.
+	// The spans of s that hold injected text, in order; overlapping
+	// spans are merged below.
 	var keep [][2]int
 	for _, p := range protected {
 		for from := 0; ; {
@@ -459,11 +465,14 @@ func tidy(s string, protected []string) string {
 	b.Grow(len(s))
 	at := 0
 	for _, k := range keep {
-		if k[0] < at {
+		if k[1] <= at {
 			continue // inside a span already copied
 		}
-		foldBlankLines(&b, s[at:k[0]])
-		b.WriteString(s[k[0]:k[1]])
+		if k[0] > at {
+			foldBlankLines(&b, s[at:k[0]])
+			at = k[0]
+		}
+		b.WriteString(s[at:k[1]]) // the span, or what of it overlaps no earlier one
 		at = k[1]
 	}
 	foldBlankLines(&b, s[at:])

@@ -148,18 +148,21 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *Settings, ws *vfs.Workspace) (skills.Catalog, error) {
 	roots, closeRoots := e.openSkillRoots(s, ws)
 	defer closeRoots()
-	found, err := skills.Discover(ctx, roots, skills.Options{Home: e.opts.skillHost.Home})
-	if err != nil {
-		return skills.Catalog{}, &Error{Phase: PhaseWorkspace, Err: err}
-	}
+	// Watch before reading, so that a change made while the walk runs is
+	// not missed.
 	if e.snap.watch != nil && vfs.IsOS(e.opts.fs) {
 		for _, r := range roots {
-			if r.Source == skills.Workspace {
+			switch r.Source {
+			case skills.Workspace:
 				e.snap.watch.add(filepath.Join(s.Workspace, "skills"))
-			} else if r.Source == skills.Managed {
+			case skills.Managed:
 				e.snap.watch.add(r.Display)
 			}
 		}
+	}
+	found, err := skills.Discover(ctx, roots, skills.Options{Home: e.opts.skillHost.Home})
+	if err != nil {
+		return skills.Catalog{}, &Error{Phase: PhaseWorkspace, Err: err}
 	}
 	policy := skills.Policy{
 		AllowBundled: nil,

@@ -28,6 +28,7 @@ type skillsWatch struct {
 
 // Bounds of what one Engine watches.
 const (
+	maxWatchedRoots = 256
 	maxWatchedDirs  = 4096
 	maxWatchedDepth = 6
 )
@@ -90,6 +91,9 @@ func (sw *skillsWatch) add(dir string) {
 	dir = filepath.Clean(dir)
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
+	if !sw.roots[dir] && len(sw.roots) >= maxWatchedRoots {
+		return // past the bound, a session's catalog is rebuilt only per session
+	}
 	sw.roots[dir] = true
 	sw.addDir(filepath.Dir(dir))
 	base := strings.Count(dir, string(filepath.Separator))

@@ -3,6 +3,7 @@ package engine
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sysprompt/sysprompt/vfs"
 )
@@ -16,7 +17,11 @@ import (
 //     the one it was read with is served from here, any other is read
 //     again from a checked handle. The content served was always read
 //     from such a handle, so a name swapped for a symlink or a FIFO
-//     between two turns is refused by the stat, never read.
+//     between two turns is refused by the stat, never read. A file changed
+//     less than racyWindow before it was read is not kept: a same-size
+//     rewrite within the filesystem's timestamp granularity would leave
+//     its FileID unchanged (git's "racily clean" rule). This is the only
+//     use of the clock, and it decides only whether to read again.
 //   - The skills catalog is a per-session snapshot, as the original
 //     product keeps it: the first render of a session discovers and
 //     builds it, later turns of the same session (same session key and
@@ -25,15 +30,19 @@ import (
 //     was built with, and, for an Engine made WithSkillsWatch, when a
 //     skills folder on disk changes.
 
-// Bounds of the snapshot: past them the oldest entries go.
+// Bounds of the snapshot: past them the texts are dropped, or the least
+// recently used session.
 const (
 	maxSnapshotTexts  = 1024
+	maxSnapshotBytes  = 64 << 20
 	maxSkillsSessions = 256
+	racyWindow        = 2 * time.Second
 )
 
 type snapshot struct {
 	mu       sync.Mutex
 	texts    map[textKey]vfs.Text
+	bytes    int // held by texts
 	sessions map[string]*skillsSession
 	clock    uint64 // orders sessions by last use
 
@@ -86,16 +95,28 @@ func (r textReader) ReadText(name string, keep vfs.Keep) (vfs.Text, error) {
 		return t, nil
 	}
 	t, err = r.Workspace.ReadText(name, keep)
-	if err != nil {
+	if err != nil || racy(t.ID, time.Now()) {
 		return t, err
 	}
+	size := textSize(t)
 	r.s.mu.Lock()
-	if len(r.s.texts) >= maxSnapshotTexts {
+	if len(r.s.texts) >= maxSnapshotTexts || r.s.bytes+size > maxSnapshotBytes {
 		clear(r.s.texts) // simpler than an LRU; a workspace has a handful of files
+		r.s.bytes = 0
 	}
+	r.s.bytes += size - textSize(r.s.texts[key])
 	r.s.texts[key] = t
 	r.s.mu.Unlock()
 	return t, nil
+}
+
+func textSize(t vfs.Text) int { return len(t.Content) + len(t.Head) + len(t.Tail) }
+
+// racy reports whether a file with this FileID changed too shortly before
+// now for its FileID to tell a later same-size edit apart.
+func racy(id vfs.FileID, now time.Time) bool {
+	changed := max(id.ModTime, id.ChangeTime)
+	return now.UnixNano()-changed < int64(racyWindow)
 }
 
 // skillsFor returns the session's catalog, building it with build when the

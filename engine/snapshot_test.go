@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -272,4 +273,26 @@ func TestHostileWorkspaceEntriesAreRefused(t *testing.T) {
 	assert.Zero(t, res.Skills.Found)
 	require.NotEmpty(t, res.Skills.Problems)
 	assert.Contains(t, res.Skills.Problems[0].Message, "symlink points outside the workspace")
+}
+
+// A same-size rewrite that keeps the modification time (as a coarse
+// clock or a careful tool would) is seen on the next turn: a file changed
+// that recently is not served from the snapshot.
+func TestSnapshotRereadsRacilyCleanFiles(t *testing.T) {
+	ws := workspaceFS(t, map[string]string{"AGENTS.md": "version one"})
+	e, err := engine.New(os.DirFS(".."), engine.WithFS(ws))
+	require.NoError(t, err)
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+	first, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	require.Contains(t, first.Layers[0].Text, "version one")
+
+	fi, err := ws.Stat("/ws/AGENTS.md")
+	require.NoError(t, err)
+	mtime := fi.ModTime() // a copy now: the in-memory FileInfo follows the file
+	require.NoError(t, afero.WriteFile(ws, "/ws/AGENTS.md", []byte("version two"), 0o644))
+	require.NoError(t, ws.Chtimes("/ws/AGENTS.md", mtime, mtime))
+	second, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	assert.Contains(t, second.Layers[0].Text, "version two")
 }

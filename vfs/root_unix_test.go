@@ -5,6 +5,7 @@ package vfs
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -137,6 +138,30 @@ func TestOSRootNotADirectory(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("opening %s as a workspace blocked", root)
 		}
+	}
+}
+
+// A socket is refused by type, and a file listed as a folder says so, on
+// the OS backend as on the walk.
+func TestOSRootSocketAndFileAsFolder(t *testing.T) {
+	root := osTree(t, map[string]string{"AGENTS.md": "agents"})
+	l, err := net.Listen("unix", filepath.Join(root, "SOUL.md"))
+	if err != nil {
+		t.Skipf("unix socket: %v", err)
+	}
+	defer l.Close()
+	for name, fsys := range map[string]afero.Fs{"os": OS(), "walk": afero.NewReadOnlyFs(afero.NewOsFs())} {
+		w := OpenWorkspace(fsys, root)
+		_, err := w.ReadText("SOUL.md", Keep{Whole: 10})
+		var nr *NotRegularError
+		if assert.True(t, errors.As(err, &nr), "%s: %v", name, err) {
+			assert.Equal(t, "socket", nr.Kind)
+			assert.Contains(t, err.Error(), filepath.Join(root, "SOUL.md"))
+		}
+		_, err = w.ReadDir("AGENTS.md")
+		assert.ErrorIs(t, err, syscall.ENOTDIR, name)
+		assert.Contains(t, err.Error(), "AGENTS.md")
+		w.Close()
 	}
 }
 

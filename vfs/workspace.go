@@ -348,8 +348,16 @@ func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
 	case w.openErr != nil:
 		return nil, FileID{}, w.openErr
 	case w.dir != nil:
-		// Non-blocking, so that opening a FIFO returns at once; it is then
-		// refused below, before anything reads from it.
+		// A stat first keeps devices and pipes from being opened at all;
+		// the open is non-blocking all the same, and its handle is checked
+		// below, so a swap between the two is refused too.
+		fi, err := w.dir.Stat(rel)
+		if err != nil {
+			return nil, FileID{}, w.osError(name, err)
+		}
+		if err := w.checkType(name, fi, dir); err != nil {
+			return nil, FileID{}, err
+		}
 		osf, err := w.dir.OpenFile(rel, openFlags(dir), 0)
 		if err != nil {
 			return nil, FileID{}, w.osError(name, err)
@@ -446,6 +454,9 @@ func (w *Workspace) osError(name string, err error) error {
 		return &RefusedError{Name: name, Reason: reasonLinkLoop}
 	case errors.Is(err, syscall.ENOTDIR):
 		return &fs.PathError{Op: "open", Path: w.Display(name), Err: fmt.Errorf("a component is not a directory: %w", fs.ErrNotExist)}
+	}
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return &fs.PathError{Op: pe.Op, Path: w.Display(name), Err: pe.Err} // os.Root names the path relative to the root
 	}
 	return err
 }

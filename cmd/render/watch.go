@@ -95,6 +95,9 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	renderOnce := func() (*engine.Result, error) {
 		next, req, err := c.load(stdin)
 		if err != nil {
+			if next != nil {
+				next.Close() // built before the request failed to load
+			}
 			return nil, err
 		}
 		if e != nil {
