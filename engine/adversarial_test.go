@@ -211,7 +211,7 @@ func TestAdversarialHugeFile(t *testing.T) {
 	}
 
 	t.Run("sparse", func(t *testing.T) {
-		// A hole reads as NUL bytes, so a sparse file is binary (SPEC §4):
+		// A hole reads as NUL bytes, so a sparse file is binary, as any file holding NUL is:
 		// the reader stops at the first NUL and the file is not injected.
 		root, _ := osWorkspace(t, smallWorkspace())
 		f, err := os.Create(filepath.Join(root, "MEMORY.md"))

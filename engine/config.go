@@ -185,7 +185,7 @@ const (
 
 // Resolve returns the settings a render of req would use: built-in
 // defaults < the pack manifest < agents.defaults < agents.list[req.Agent]
-// < the request. This is the config resolver of SPEC §1, exposed so a
+// < the request. This is the config resolver, exposed so a
 // runtime can see (and log) what a render will be configured with.
 func (e *Engine) Resolve(req Request) (Settings, error) {
 	return resolve(e.opts.config, &e.pack.manifest, &req)

@@ -22,7 +22,7 @@ func normalizeBlock(s string) string {
 	return tidy(strings.Join(lines, "\n"), nil)
 }
 
-// merged is several contributions combined (SPEC 5.2): prefixes and
+// merged is several contributions combined: prefixes and
 // suffixes joined with a blank line with duplicates dropped, overrides
 // later-wins.
 type merged struct {

@@ -64,7 +64,7 @@ func (e *Engine) Explain(res *Result) []Explanation {
 	return out
 }
 
-// Diff compares the prompts of two renders layer by layer (SPEC 9).
+// Diff compares the prompts of two renders layer by layer: are the stable prefixes byte-identical, and if not, where do they first differ.
 type Diff struct {
 	Layers []LayerDiff `json:"layers"`
 }

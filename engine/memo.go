@@ -148,6 +148,17 @@ func (k *keyEncoder) strings(list []string) {
 	}
 }
 
+// allowlist writes an agent's skills allowlist: unset (all skills) and
+// empty (none) differ.
+func (k *keyEncoder) allowlist(list *[]string) {
+	if list == nil {
+		k.uint(nilMark)
+		return
+	}
+	k.uint(0)
+	k.strings(*list)
+}
+
 // sortedMap writes m's size and its entries in key order.
 func sortedMap[V any](k *keyEncoder, m map[string]V, value func(V)) {
 	if m == nil {
@@ -222,12 +233,7 @@ func (k *keyEncoder) settings(s *Settings) {
 	k.string(s.HeartbeatPrompt)
 	k.string(s.DelegationMode)
 	sortedMap(k, s.PromptOverlays, k.string)
-	if s.SkillsAllowlist == nil {
-		k.uint(nilMark)
-	} else {
-		k.uint(0)
-		k.strings(*s.SkillsAllowlist)
-	}
+	k.allowlist(s.SkillsAllowlist)
 	k.int(s.MaxSkillsPromptChars)
 	k.int(s.MaxSkillsInPrompt)
 	k.int(s.MaxPromptChars)

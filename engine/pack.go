@@ -34,7 +34,7 @@ const (
 )
 
 // The names a section may declare in its override key: the three core
-// sections a provider contribution may replace (SPEC 5.2).
+// sections a provider contribution may replace.
 var overrideKeys = []string{"execution_bias", "interaction_style", "tool_call_style"}
 
 const (

@@ -133,13 +133,34 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
 	}}
 
-	key := stableKey(&set.key, h.name, req, &st.d, sk.key)
+	if res.Layers, err = st.renderLayers(h, stableKey(&set.key, h.name, req, &st.d, sk.key)); err != nil {
+		return nil, err
+	}
+	res.Omitted = st.omitted
+	if err := checkPromptSize(res.Layers, settings.MaxPromptChars); err != nil {
+		return nil, err
+	}
+	// Only a render that succeeded, in a mode that shows the notice, uses
+	// up a "once" warning.
+	if res.TruncationWarned && req.Mode != ModeNone {
+		if err := bootstrap.Record(ctx, res.warningMode, res.TruncationSignature, e.opts.store); err != nil {
+			return nil, &Error{Phase: PhaseWorkspace, Err: err}
+		}
+	}
+	return res, nil
+}
+
+// renderLayers renders the harness's layers, taking the stable tier from
+// the memo under key when it is there and storing it when it is not.
+func (st *renderState) renderLayers(h *harness, key memoKey) ([]Layer, error) {
+	e := st.e
 	tier, hit := e.memo.get(key)
 	if hit {
 		st.d.ToolLines, st.toolLinesDone = tier.toolLines, true
 	} else {
 		tier = &stableTier{layers: make([]memoLayer, len(h.layers))}
 	}
+	layers := make([]Layer, 0, len(h.layers))
 	for i, ly := range h.layers {
 		var cached *memoLayer
 		if hit {
@@ -152,33 +173,31 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		if !hit {
 			tier.layers[i] = memoLayer{outcomes: stable, sha256: layer.StableSHA256}
 		}
-		res.Layers = append(res.Layers, layer)
+		layers = append(layers, layer)
 	}
 	if !hit {
 		if !st.toolLinesDone {
-			st.d.ToolLines, st.toolLinesDone = toolLines(e.pack.tools, req.Tools), true
+			st.d.ToolLines, st.toolLinesDone = toolLines(e.pack.tools, st.req.Tools), true
 		}
 		tier.toolLines = st.d.ToolLines
 		e.memo.put(key, tier)
 	}
-	res.Omitted = st.omitted
-	if max := settings.MaxPromptChars; max > 0 {
-		total := 0
-		for _, l := range res.Layers {
-			total += utf8.RuneCountInString(l.Text)
-		}
-		if total > max {
-			return nil, &Error{Phase: PhaseExec, Err: fmt.Errorf("the prompt is %d characters, over contextLimits.maxPromptChars = %d", total, max)}
-		}
+	return layers, nil
+}
+
+// checkPromptSize fails a prompt over contextLimits.maxPromptChars (0: no cap).
+func checkPromptSize(layers []Layer, max int) error {
+	if max <= 0 {
+		return nil
 	}
-	// Only a render that succeeded, in a mode that shows the notice, uses
-	// up a "once" warning.
-	if res.TruncationWarned && req.Mode != ModeNone {
-		if err := bootstrap.Record(ctx, res.warningMode, res.TruncationSignature, e.opts.store); err != nil {
-			return nil, &Error{Phase: PhaseWorkspace, Err: err}
-		}
+	total := 0
+	for _, l := range layers {
+		total += utf8.RuneCountInString(l.Text)
 	}
-	return res, nil
+	if total > max {
+		return &Error{Phase: PhaseExec, Err: fmt.Errorf("the prompt is %d characters, over contextLimits.maxPromptChars = %d", total, max)}
+	}
+	return nil
 }
 
 // prepare validates the request, fills its defaults and resolves the

@@ -29,7 +29,7 @@ func (EstimateTokens) Count(text string) int { return (utf8.RuneCountInString(te
 // counts as near its limit.
 const NearLimitRatio = 0.85
 
-// Report is the context report of one render (SPEC 9): where the
+// Report is the context report of one render: where the
 // characters and tokens go, what was cut, skipped or left out, and the
 // stable prefix that caching depends on. JSON keys are part of the
 // documented interface.

@@ -60,7 +60,7 @@ type Request struct {
 	Reactions Reactions `toml:"reactions" json:"reactions" tier:"volatile"`
 	// ExtraSystemPrompt is caller text for this turn (group or subagent context).
 	ExtraSystemPrompt string `toml:"extra_system_prompt" json:"extra_system_prompt" tier:"volatile"`
-	// Contributions are provider prompt contributions (SPEC 5.2). Their
+	// Contributions are provider prompt contributions. Their
 	// stable prefix and overrides are stable, their dynamic suffix is
 	// volatile; templates see them merged as StablePrefix and DynamicSuffix.
 	Contributions []Contribution `toml:"contributions" json:"contributions" tier:"-"`

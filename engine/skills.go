@@ -93,8 +93,7 @@ func (e *Engine) openSkillRoots(s *Settings, ws *vfs.Workspace) (roots []skills.
 	if ws != nil {
 		roots = append(roots, skills.Root{Source: skills.Workspace, Files: ws, Dir: "skills", Display: path.Join(s.Workspace, "skills")})
 	}
-	if e.opts.fs != nil && e.opts.config != nil && e.opts.config.Skills.Managed != "" {
-		dir := e.opts.config.Skills.Managed
+	if dir := e.managedSkillsDir(); dir != "" {
 		roots = append(roots, skills.Root{Source: skills.Managed, Files: open(e.opts.fs, dir), Dir: ".", Display: dir})
 	}
 	for _, b := range e.opts.skillRoots {
@@ -107,27 +106,24 @@ func (e *Engine) openSkillRoots(s *Settings, ws *vfs.Workspace) (roots []skills.
 	}
 }
 
+// managedSkillsDir is the config's skills.managedDir when the engine has a
+// filesystem to read it from, else "".
+func (e *Engine) managedSkillsDir() string {
+	if e.opts.fs == nil || e.opts.config == nil {
+		return ""
+	}
+	return e.opts.config.Skills.Managed
+}
+
 // buildSkills returns the skills catalog of the render's session (see
 // snapshot.go for when it is rebuilt) and the key that stands for its
 // view in the stable memo.
 func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *Settings, ws *vfs.Workspace) (sessionSkills, error) {
-	managed := e.opts.fs != nil && e.opts.config != nil && e.opts.config.Skills.Managed != ""
-	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || (ws == nil && !managed && len(e.opts.skillRoots) == 0) {
+	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || (ws == nil && e.managedSkillsDir() == "" && len(e.opts.skillRoots) == 0) {
 		return sessionSkills{key: catalogKey(&set.key, &SkillsView{})}, nil
 	}
-	k := &set.key
-	k.reset()
-	if s.SkillsAllowlist == nil {
-		k.uint(nilMark)
-	} else {
-		k.strings(*s.SkillsAllowlist)
-	}
-	sortedMap(k, s.Plugins, k.bool)
-	k.int(s.MaxSkillsPromptChars)
-	k.int(s.MaxSkillsInPrompt)
-	policyKey := string(k.buf)
 	session := req.Session.Key + "\x00" + req.Session.ID
-	return e.snap.skillsFor(session, s.Workspace, policyKey, req.Session.Reset, func() (sessionSkills, error) {
+	return e.snap.skillsFor(session, s.Workspace, skillsPolicyKey(&set.key, s), req.Session.Reset, func() (sessionSkills, error) {
 		cat, err := e.discoverSkills(ctx, set, s, ws)
 		if err != nil {
 			return sessionSkills{}, err

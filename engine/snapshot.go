@@ -119,6 +119,18 @@ func racy(id vfs.FileID, now time.Time) bool {
 	return now.UnixNano()-changed < int64(racyWindow)
 }
 
+// skillsPolicyKey encodes the settings a catalog is built from, beyond
+// the engine's own config and host: a session's catalog is reused only
+// while they are the same.
+func skillsPolicyKey(k *keyEncoder, s *Settings) string {
+	k.reset()
+	k.allowlist(s.SkillsAllowlist)
+	sortedMap(k, s.Plugins, k.bool)
+	k.int(s.MaxSkillsPromptChars)
+	k.int(s.MaxSkillsInPrompt)
+	return string(k.buf)
+}
+
 // skillsFor returns the session's catalog, building it with build when the
 // session has none or its one is stale.
 func (s *snapshot) skillsFor(session, roots, policy string, refresh bool,

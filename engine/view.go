@@ -58,10 +58,9 @@ func (o OverrideSet) Has(name string) bool { _, ok := o[name]; return ok }
 
 // ToolInfo is what templates see of a tool: its name and description.
 // Its JSON schema is not template data: providers send schemas as tool
-// definitions, never as prompt text (SPEC 7), and the context report
-// counts them from the request. Keeping schemas out of the prompt's
-// inputs also keeps them out of the stable memo key, which would
-// otherwise walk every schema map on every render.
+// definitions, never as prompt text, and the context report counts them
+// from the request. Keeping schemas out of the prompt's inputs also keeps
+// them out of the stable memo key.
 type ToolInfo struct {
 	Name        string
 	Description string
@@ -173,11 +172,10 @@ type viewType struct {
 }
 
 type viewField struct {
-	name     string
-	request  int  // index in Request, or -1 for a derived value
-	derived  int  // index in derived, or -1 for a request field
-	volatile bool // only dynamic sections may read it
-	tools    bool // Tools: filled from derived.tools
+	name    string
+	request int  // index in Request, or -1 for a derived value
+	derived int  // index in derived, or -1 for a request field
+	tools   bool // Tools: filled from derived.tools
 }
 
 // derived holds the values the engine computes for templates, one field
@@ -232,7 +230,7 @@ func newViewType(keep func(name string) bool) viewType {
 			vt.tools = true
 		}
 		sf = append(sf, reflect.StructField{Name: f.key, Type: typ})
-		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index, derived: -1, volatile: volatileKeys[f.key], tools: tools})
+		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index, derived: -1, tools: tools})
 	}
 	for _, k := range append(append([]string{}, derivedStable...), derivedVolatile...) {
 		if !keep(k) {
@@ -241,7 +239,7 @@ func newViewType(keep func(name string) bool) viewType {
 		i := derivedIndex[k]
 		vt.toolLines = vt.toolLines || k == keyToolLines
 		sf = append(sf, reflect.StructField{Name: k, Type: reflect.TypeFor[derived]().Field(i).Type})
-		vt.fields = append(vt.fields, viewField{name: k, request: -1, derived: i, volatile: volatileKeys[k]})
+		vt.fields = append(vt.fields, viewField{name: k, request: -1, derived: i})
 	}
 	vt.typ = reflect.StructOf(sf)
 	return vt
@@ -273,12 +271,4 @@ func (vt viewType) build(req *Request, d *derived) any {
 		}
 	}
 	return v.Interface()
-}
-
-// value returns field f of the full view: a request field or a derived one.
-func (f viewField) value(req *Request, d *derived) reflect.Value {
-	if f.request >= 0 {
-		return reflect.ValueOf(req).Elem().Field(f.request)
-	}
-	return reflect.ValueOf(d).Elem().Field(f.derived)
 }

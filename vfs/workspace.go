@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -78,7 +79,7 @@ func OpenWorkspace(fsys afero.Fs, root string) *Workspace {
 	if IsOS(fsys) {
 		// Opening a FIFO blocks, and os.OpenRoot does not ask for a
 		// directory: check first. The root is the caller's own choice.
-		dir := cmpOr(root, ".")
+		dir := cmp.Or(root, ".")
 		if fi, err := os.Stat(dir); err != nil {
 			w.openErr = err
 			return w
@@ -96,13 +97,6 @@ func OpenWorkspace(fsys afero.Fs, root string) *Workspace {
 		w.prefix = strings.TrimSuffix(c, "/") + "/"
 	}
 	return w
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Close releases the root's descriptor, if any.

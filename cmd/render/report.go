@@ -180,33 +180,49 @@ func writeReport(w io.Writer, r engine.Report, detail bool) {
 		ws = "(none)"
 	}
 	fmt.Fprintf(w, "Workspace: %s\n", ws)
-	b := r.Bootstrap
+	writeBootstrap(w, r.Bootstrap)
+	writeSections(w, r.Sections)
+	writeSkills(w, r.Skills)
+	writeTools(w, r.Tools)
+	fmt.Fprintln(w, "\nStable prefix:")
+	for _, l := range r.Layers {
+		fmt.Fprintf(w, "  %s: %s chars, %s tokens, sha256 %s\n", l.Name, num(l.Stable.Chars), num(l.Stable.Tokens), l.StableSHA256)
+	}
+	fmt.Fprintf(w, "\nTotal: %s chars, %s tokens in the prompt; %s chars with tool schemas\n",
+		num(r.Total.Chars), num(r.Total.Tokens), num(r.Total.Chars+r.Tools.SchemaChars))
+	if detail {
+		writeDetail(w, r)
+	}
+}
+
+func writeBootstrap(w io.Writer, b engine.BootstrapReport) {
 	fmt.Fprintf(w, "Bootstrap budget: %s chars per file, %s total; injected %s of %s (%s)%s\n",
 		num(b.MaxChars), num(b.TotalMaxChars), num(b.InjectedChars), num(b.TotalMaxChars), pct(b.InjectedChars, b.TotalMaxChars), mark(b.TotalNearLimit, " near limit"))
 	if b.Truncated > 0 {
 		fmt.Fprintf(w, "Truncation notice: %s (mode %s)\n", map[bool]string{true: "shown", false: "not shown"}[b.WarningShown], b.WarningMode)
 	}
-
 	fmt.Fprintln(w, "\nInjected workspace files:")
 	if len(b.Files) == 0 {
 		fmt.Fprintln(w, "  (none)")
-	} else {
-		g := newGrid(false, false, true, true, false)
-		g.add("file", "status", "raw", "injected", "cause")
-		for _, f := range b.Files {
-			cause := f.Cause
-			if f.Reason != "" && f.Status != "OK" && f.Status != "TRUNCATED" {
-				cause = f.Reason
-			}
-			g.add(f.Name, f.Status, num(f.RawChars), num(f.InjectedChars), cause+mark(f.NearLimit, " (near limit)"))
-		}
-		g.write(w)
+		return
 	}
+	g := newGrid(false, false, true, true, false)
+	g.add("file", "status", "raw", "injected", "cause")
+	for _, f := range b.Files {
+		cause := f.Cause
+		if f.Reason != "" && f.Status != "OK" && f.Status != "TRUNCATED" {
+			cause = f.Reason
+		}
+		g.add(f.Name, f.Status, num(f.RawChars), num(f.InjectedChars), cause+mark(f.NearLimit, " (near limit)"))
+	}
+	g.write(w)
+}
 
+func writeSections(w io.Writer, sections []engine.SectionReport) {
 	fmt.Fprintln(w, "\nSections:")
 	g := newGrid(false, false, false, true, true)
 	g.add("layer", "tier", "section", "chars", "tokens")
-	for _, s := range r.Sections {
+	for _, s := range sections {
 		id := s.ID
 		if s.Overridden {
 			id += " (override)"
@@ -214,8 +230,9 @@ func writeReport(w io.Writer, r engine.Report, detail bool) {
 		g.add(s.Layer, string(s.Tier), id, num(s.Chars), num(s.Tokens))
 	}
 	g.write(w)
+}
 
-	sk := r.Skills
+func writeSkills(w io.Writer, sk engine.SkillsReport) {
 	fmt.Fprintf(w, "\nSkills: %d listed of %d eligible, %d found; catalog %s chars", sk.Listed, sk.Eligible, sk.Found, num(sk.CatalogChars))
 	if !sk.Descriptions && sk.Listed > 0 {
 		fmt.Fprint(w, "; descriptions dropped to fit the budget")
@@ -233,8 +250,9 @@ func writeReport(w io.Writer, r engine.Report, detail bool) {
 	if over > 0 {
 		fmt.Fprintf(w, "  %d dropped by the budget\n", over)
 	}
+}
 
-	tl := r.Tools
+func writeTools(w io.Writer, tl engine.ToolsReport) {
 	fmt.Fprintf(w, "\nTools: %d; descriptions %s chars; JSON schemas %s chars (count toward context, not shown as text)\n",
 		len(tl.Entries), num(tl.DescriptionChars), num(tl.SchemaChars))
 	if len(tl.Entries) > 0 {
@@ -245,19 +263,14 @@ func writeReport(w io.Writer, r engine.Report, detail bool) {
 		}
 		g.write(w)
 	}
+}
 
-	fmt.Fprintln(w, "\nStable prefix:")
-	for _, l := range r.Layers {
-		fmt.Fprintf(w, "  %s: %s chars, %s tokens, sha256 %s\n", l.Name, num(l.Stable.Chars), num(l.Stable.Tokens), l.StableSHA256)
-	}
-	fmt.Fprintf(w, "\nTotal: %s chars, %s tokens in the prompt; %s chars with tool schemas\n",
-		num(r.Total.Chars), num(r.Total.Tokens), num(r.Total.Chars+tl.SchemaChars))
-
-	if !detail {
-		return
-	}
+// writeDetail adds the largest skills and tool schemas, skills not
+// listed and sections left out.
+func writeDetail(w io.Writer, r engine.Report) {
+	sk, tl := r.Skills, r.Tools
 	fmt.Fprintln(w, "\nTop skills by catalog block:")
-	g = newGrid(false, true)
+	g := newGrid(false, true)
 	for _, s := range sk.TopSkills(30) {
 		g.add(s.Name, num(s.BlockChars))
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/sysprompt/sysprompt/golden"
 )
 
-// cmdSnapshots writes or verifies the golden snapshots (SPEC 10) for the
+// cmdSnapshots writes or verifies the golden snapshots (golden/README.md) for the
 // pack the flags name: the built-in one, or -pack DIR over it.
 func cmdSnapshots(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || (args[0] != "gen" && args[0] != "check") {

@@ -51,64 +51,76 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer stop()
 
 	changes := make(chan string)
-	go func() {
-		defer close(changes)
-		for {
+	go forwardChanges(ctx, w, targets, changes, stderr)
+	c.preview, c.watchSkills = true, true
+	var r watchRenderer
+	defer r.close()
+	renderOnce := func() (*engine.Result, error) { return r.render(ctx, &c, stdin) }
+	watchLoop(ctx, changes, renderOnce, stdout, stderr)
+	return nil
+}
+
+// forwardChanges sends the names of relevant changes on changes until ctx
+// ends or the watcher closes, then closes changes.
+func forwardChanges(ctx context.Context, w *fsnotify.Watcher, targets watchTargets, changes chan<- string, stderr io.Writer) {
+	defer close(changes)
+	for {
+		select {
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if !targets.relevant(ev.Name) {
+				continue // another file in the request's folder, say
+			}
+			if ev.Op&fsnotify.Create != 0 {
+				// Watch new directories too (a new skill folder).
+				if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
+					w.Add(ev.Name)
+				}
+			}
 			select {
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if !targets.relevant(ev.Name) {
-					continue // another file in the request's folder, say
-				}
-				if ev.Op&fsnotify.Create != 0 {
-					// Watch new directories too (a new skill folder).
-					if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
-						w.Add(ev.Name)
-					}
-				}
-				select {
-				case changes <- ev.Name:
-				case <-ctx.Done():
-					return
-				}
-			case err, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-				fmt.Fprintf(stderr, "render: watch: %v\n", err)
+			case changes <- ev.Name:
 			case <-ctx.Done():
 				return
 			}
-		}
-	}()
-	c.preview, c.watchSkills = true, true
-	// Each change reloads the pack and config into a new engine, which
-	// also watches the skills folders it reads; the last one is closed.
-	var e *engine.Engine
-	defer func() {
-		if e != nil {
-			e.Close()
-		}
-	}()
-	renderOnce := func() (*engine.Result, error) {
-		next, req, err := c.load(stdin)
-		if err != nil {
-			if next != nil {
-				next.Close() // built before the request failed to load
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
 			}
-			return nil, err
+			fmt.Fprintf(stderr, "render: watch: %v\n", err)
+		case <-ctx.Done():
+			return
 		}
-		if e != nil {
-			e.Close()
-		}
-		e = next
-		res, err := e.Render(ctx, req)
-		return res, inPack(err, c.pack)
 	}
-	watchLoop(ctx, changes, renderOnce, stdout, stderr)
-	return nil
+}
+
+// watchRenderer renders on each change with a new engine, which reloads
+// the pack and config and also watches the skills folders it reads; it
+// closes each engine once the next one is built, and the last on close.
+type watchRenderer struct {
+	e *engine.Engine
+}
+
+func (r *watchRenderer) render(ctx context.Context, c *common, stdin io.Reader) (*engine.Result, error) {
+	next, req, err := c.load(stdin)
+	if err != nil {
+		if next != nil {
+			next.Close() // built before the request failed to load
+		}
+		return nil, err
+	}
+	r.close()
+	r.e = next
+	res, err := r.e.Render(ctx, req)
+	return res, inPack(err, c.pack)
+}
+
+func (r *watchRenderer) close() {
+	if r.e != nil {
+		r.e.Close()
+		r.e = nil
+	}
 }
 
 // watchTargets says what watch listens to: the pack and workspace trees,
