@@ -8,7 +8,7 @@ import (
 	"io/fs"
 )
 
-//go:embed sections templates
+//go:embed sections/manifest.toml sections/*.md.tmpl templates
 var pack embed.FS
 
 // Pack is the built-in template pack.

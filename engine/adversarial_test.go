@@ -20,6 +20,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -506,7 +507,7 @@ func TestAdversarialRedirectOutsideWorkspace(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run("replace/"+c.name, func(t *testing.T) {
-			cfg, err := engine.ParseConfig("agents.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = '"+c.target+"'\n"))
+			cfg, err := config.Parse("agents.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = '"+c.target+"'\n"))
 			require.NoError(t, err)
 			e, err := engine.New(packWith(t, nil), engine.WithFS(workspaceFS(t, smallWorkspace())), engine.WithConfig(cfg))
 			require.NoError(t, err)
@@ -529,7 +530,7 @@ func TestAdversarialRedirectOutsideWorkspace(t *testing.T) {
 	t.Run("replace/symlink out", func(t *testing.T) {
 		root, _ := osWorkspace(t, smallWorkspace())
 		require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(root, "pirate.md")))
-		cfg, err := engine.ParseConfig("agents.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = \"pirate.md\"\n"))
+		cfg, err := config.Parse("agents.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = \"pirate.md\"\n"))
 		require.NoError(t, err)
 		req := directRequest()
 		req.Workspace.Path = root

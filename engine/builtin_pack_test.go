@@ -20,6 +20,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
 )
 
 // toolsNamed builds a tool list from bare names.
@@ -58,7 +59,7 @@ func withSkill(files map[string]string) map[string]string {
 // withConfig parses an agent config into an engine option.
 func withConfig(t *testing.T, text string) engine.Option {
 	t.Helper()
-	cfg, err := engine.ParseConfig("agents.toml", []byte(text))
+	cfg, err := config.Parse("agents.toml", []byte(text))
 	require.NoError(t, err)
 	return engine.WithConfig(cfg)
 }
@@ -731,7 +732,7 @@ func copyExampleWorkspace(t testing.TB, fsys afero.Fs, root string) {
 // example workspace and config, and reads each layer as a careful person
 // would: no empty heading, no doubled blank line, no template leftovers.
 func TestBuiltinExampleRequests(t *testing.T) {
-	cfg, err := engine.ParseConfig("agents.toml", mustReadFile(t, "../examples/agents.toml"))
+	cfg, err := config.Parse("agents.toml", mustReadFile(t, "../examples/agents.toml"))
 	require.NoError(t, err)
 	e, err := engine.New(packWith(t, nil), engine.WithFS(exampleWorkspace(t)), engine.WithConfig(cfg),
 		engine.WithWarningStore(bootstrap.NewMemoryStore()))

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/sysprompt/sysprompt/engine/config"
 )
 
 // normalizeBlock prepares provider text for the prompt: CRLF to LF,
@@ -57,4 +59,25 @@ func mergeContributions(list []Contribution) merged {
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
+}
+
+// overlayContributions returns the contributions of every overlay that
+// applies to the run, in file order.
+func (e *Engine) overlayContributions(req *Request, s *config.Settings) ([]Contribution, error) {
+	var out []Contribution
+	for _, o := range e.pack.Overlays {
+		if !o.Applies(req.Runtime.Provider, req.Runtime.Model) {
+			continue
+		}
+		setting := ""
+		if o.Setting != "" {
+			setting = s.PromptOverlays[o.Setting]
+		}
+		overrides, err := o.Style(setting)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Contribution{StablePrefix: o.StablePrefix, DynamicSuffix: o.Dynamic, SectionOverrides: overrides})
+	}
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
 )
 
 const toolTable = `
@@ -91,7 +92,7 @@ func TestOverlays(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var opts []engine.Option
 			if tc.config != "" {
-				cfg, err := engine.ParseConfig("c.toml", []byte(tc.config))
+				cfg, err := config.Parse("c.toml", []byte(tc.config))
 				require.NoError(t, err)
 				opts = append(opts, engine.WithConfig(cfg))
 			}
@@ -106,11 +107,11 @@ func TestOverlays(t *testing.T) {
 
 	// An unknown style, or a setting no overlay reads, is a config error
 	// at load, whatever model the first render uses.
-	cfg, err := engine.ParseConfig("c.toml", []byte("[agents.defaults.promptOverlays.gpt5]\npersonality = \"pirate\"\n"))
+	cfg, err := config.Parse("c.toml", []byte("[agents.defaults.promptOverlays.gpt5]\npersonality = \"pirate\"\n"))
 	require.NoError(t, err)
 	_, err = engine.New(p, engine.WithConfig(cfg))
 	require.EqualError(t, err, `c.toml:2:1: promptOverlays.gpt5.personality = "pirate" is not allowed (want on, off, friendly, terse)`)
-	cfg, err = engine.ParseConfig("c.toml", []byte("[[agents.list]]\nid = \"a\"\n[agents.list.promptOverlays.gpt6]\npersonality = \"on\"\n"))
+	cfg, err = config.Parse("c.toml", []byte("[[agents.list]]\nid = \"a\"\n[agents.list.promptOverlays.gpt6]\npersonality = \"on\"\n"))
 	require.NoError(t, err)
 	_, err = engine.New(p, engine.WithConfig(cfg))
 	require.EqualError(t, err, `c.toml:3:2: promptOverlays.gpt6: no overlay of the pack has the setting "gpt6" (have gpt5)`)
@@ -149,7 +150,7 @@ sections = ["identity", "ctx"]
 
 func TestConfigReplacesABootstrapFile(t *testing.T) {
 	ws := workspaceFS(t, map[string]string{"SOUL.md": "landlubber", "personas/pirate.md": "Arr, matey."})
-	cfg, err := engine.ParseConfig("c.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = \"personas/pirate.md\"\n"))
+	cfg, err := config.Parse("c.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = \"personas/pirate.md\"\n"))
 	require.NoError(t, err)
 	res := render(t, packWith(t, nil), engine.Request{Workspace: engine.Workspace{Path: "/ws"}}, engine.WithFS(ws), engine.WithConfig(cfg))
 	assert.Contains(t, res.Layers[0].Stable, "Arr, matey.")
@@ -199,7 +200,7 @@ func TestSkillsCatalog(t *testing.T) {
 	assert.Equal(t, 3, res.Skills.Listed)
 
 	// requires.config reads the agent config as written.
-	withBrowser, err := engine.ParseConfig("c.toml", []byte("[plugins.browser]\nenabled = true\n"))
+	withBrowser, err := config.Parse("c.toml", []byte("[plugins.browser]\nenabled = true\n"))
 	require.NoError(t, err)
 	ws2 := workspaceFS(t, map[string]string{"skills/needs-config/SKILL.md": skillFile("needs-config", "Needs config", "metadata:\n  requires:\n    config: [plugins.browser.enabled]\n")})
 	res = render(t, p, req, engine.WithFS(ws2), engine.WithConfig(withBrowser))
@@ -208,7 +209,7 @@ func TestSkillsCatalog(t *testing.T) {
 	assert.NotContains(t, res.Layers[0].Stable, "needs-config")
 
 	// A small budget drops descriptions first, then skills, with a note.
-	small, err := engine.ParseConfig("c.toml", []byte("[skills.limits]\nmaxSkillsPromptChars = 300\n"))
+	small, err := config.Parse("c.toml", []byte("[skills.limits]\nmaxSkillsPromptChars = 300\n"))
 	require.NoError(t, err)
 	res = render(t, p, req, engine.WithFS(ws), engine.WithSkillHost(host), engine.WithConfig(small))
 	assert.NotContains(t, res.Layers[0].Stable, "<description>")
@@ -217,7 +218,7 @@ func TestSkillsCatalog(t *testing.T) {
 	assert.NotEmpty(t, res.Skills.Note)
 
 	// No eligible skill, no section.
-	none, err := engine.ParseConfig("c.toml", []byte("[agents.defaults]\nskills = []\n"))
+	none, err := config.Parse("c.toml", []byte("[agents.defaults]\nskills = []\n"))
 	require.NoError(t, err)
 	res = render(t, p, req, engine.WithFS(ws), engine.WithSkillHost(host), engine.WithConfig(none))
 	assert.NotContains(t, res.Layers[0].Text, "## Skills")
@@ -271,7 +272,7 @@ func TestPluginSkillsFollowThePluginSwitch(t *testing.T) {
 		{"[plugins.voice]\nenabled = false\n", "I am the agent."},
 		{"[plugins.voice]\nenabled = true\n", "I am the agent.\n\nvoice-notes;"},
 	} {
-		cfg, err := engine.ParseConfig("c.toml", []byte(tc.config))
+		cfg, err := config.Parse("c.toml", []byte(tc.config))
 		require.NoError(t, err)
 		res := render(t, p, engine.Request{}, opt, engine.WithConfig(cfg))
 		assert.Equal(t, tc.want, res.Layers[0].Stable, tc.config)
@@ -283,7 +284,7 @@ func TestOnceWarningIsUsedOnlyByARenderThatShowsIt(t *testing.T) {
 	store := bootstrap.NewMemoryStore()
 	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
 	cfg := func(extra string) engine.Option {
-		c, err := engine.ParseConfig("c.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 1000\nbootstrapPromptTruncationWarning = \"once\"\n"+extra))
+		c, err := config.Parse("c.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 1000\nbootstrapPromptTruncationWarning = \"once\"\n"+extra))
 		require.NoError(t, err)
 		return engine.WithConfig(c)
 	}

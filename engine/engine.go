@@ -29,12 +29,14 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
 // Engine is a compiled pack plus the options renders share.
 type Engine struct {
-	pack   *pack
+	pack   *pack.Pack
 	master *template.Template
 	pool   sync.Pool // *renderSet
 	opts   options
@@ -43,7 +45,7 @@ type Engine struct {
 }
 
 type options struct {
-	config      *Config
+	config      *config.Config
 	fs          afero.Fs
 	store       bootstrap.Store
 	hook        bootstrap.Hook
@@ -58,7 +60,7 @@ type Option func(*options)
 
 // WithConfig sets the agent config the resolver reads (default: none,
 // built-in and pack defaults only).
-func WithConfig(c *Config) Option { return func(o *options) { o.config = c } }
+func WithConfig(c *config.Config) Option { return func(o *options) { o.config = c } }
 
 // WithFS sets the filesystem workspaces are read from (default: none, so
 // no bootstrap files are injected). Request.Workspace.Path is a directory
@@ -100,15 +102,15 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 			return nil, ErrorList{&Error{Phase: PhaseConfig, Err: fmt.Errorf("skills root %q has no filesystem", r.dir)}}
 		}
 	}
-	p, errs := loadPack(packFS)
+	p, errs := pack.Load(packFS)
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	e.pack = p
-	if err := checkOverlaySettings(e.opts.config, p.overlays); err != nil {
+	if err := e.opts.config.CheckOverlays(pack.Settings(p.Overlays)); err != nil {
 		return nil, ErrorList{err}
 	}
-	master, errs := compileTemplates(p)
+	master, errs := pack.Compile(p, pack.Fields{All: viewKeys, Volatile: volatileKeys})
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -136,13 +138,25 @@ func (e *Engine) Close() error {
 	return e.snap.watch.close()
 }
 
+// Resolve returns the settings a render of req would use: the pack
+// manifest's defaults < agents.defaults < agents.list[req.Agent] < the
+// request, so a runtime can see (and log) what a render will use.
+func (e *Engine) Resolve(req Request) (config.Settings, error) {
+	return e.resolve(&req)
+}
+
+func (e *Engine) resolve(req *Request) (config.Settings, error) {
+	return config.Resolve(e.opts.config, e.pack.Defaults,
+		config.Turn{Agent: req.Agent, Workspace: req.Workspace.Path, Timezone: req.Timezone})
+}
+
 // Warnings are non-fatal pack findings (sections listed nowhere).
-func (e *Engine) Warnings() []*Error { return e.pack.warnings }
+func (e *Engine) Warnings() []*Error { return e.pack.Warnings }
 
 // Harnesses lists the harness names the pack declares, sorted.
 func (e *Engine) Harnesses() []string {
-	names := make([]string, 0, len(e.pack.harnesses))
-	for n := range e.pack.harnesses {
+	names := make([]string, 0, len(e.pack.Harnesses))
+	for n := range e.pack.Harnesses {
 		names = append(names, n)
 	}
 	sort.Strings(names)

@@ -26,7 +26,7 @@ const (
 // the harness's sections in manifest order, rendered or not and why, then
 // the pack's other sections, which this harness does not use.
 func (e *Engine) Explain(res *Result) []Explanation {
-	h := e.pack.harnesses[res.Harness]
+	h := e.pack.Harnesses[res.Harness]
 	omitted := map[string]string{}
 	for _, o := range res.Omitted {
 		omitted[o.Layer+"/"+o.ID] = o.Reason
@@ -40,25 +40,25 @@ func (e *Engine) Explain(res *Result) []Explanation {
 	var out []Explanation
 	used := map[string]bool{}
 	if h != nil {
-		for _, l := range h.layers {
-			for _, sec := range l.sections {
-				used[sec.id] = true
-				x := Explanation{ID: sec.id, Layer: l.name, Tier: sec.tier}
-				if s, ok := rendered[l.name+"/"+sec.id]; ok {
+		for _, l := range h.Layers {
+			for _, sec := range l.Sections {
+				used[sec.ID] = true
+				x := Explanation{ID: sec.ID, Layer: l.Name, Tier: sec.Tier}
+				if s, ok := rendered[l.Name+"/"+sec.ID]; ok {
 					x.Rendered, x.Chars = true, s.Chars
 					if s.Overridden {
 						x.Reason = ExplainOverride
 					}
 				} else {
-					x.Reason = omitted[l.name+"/"+sec.id]
+					x.Reason = omitted[l.Name+"/"+sec.ID]
 				}
 				out = append(out, x)
 			}
 		}
 	}
-	for _, id := range sortedKeys(e.pack.sections) {
+	for _, id := range sortedKeys(e.pack.Sections) {
 		if !used[id] {
-			out = append(out, Explanation{ID: id, Tier: e.pack.sections[id].tier, Reason: ExplainNotInHarns})
+			out = append(out, Explanation{ID: id, Tier: e.pack.Sections[id].Tier, Reason: ExplainNotInHarns})
 		}
 	}
 	return out

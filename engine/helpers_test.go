@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"io/fs"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -81,6 +82,7 @@ func minimalPack(t testing.TB, manifestText string, sections map[string]string) 
 		"sections/manifest.toml":    {Data: []byte(manifestText)},
 		"sections/identity.md.tmpl": {Data: []byte(section(`modes = ["full", "minimal", "none"]`+"\n"+`tier = "stable"`, "I am the agent."))},
 		"templates/bootstrap.tmpl":  {Data: mustRead(t, "templates/bootstrap.tmpl")},
+		"templates/defaults.toml":   {Data: mustRead(t, "templates/defaults.toml")},
 	}
 	for name, text := range sections {
 		m["sections/"+name+".md.tmpl"] = &fstest.MapFile{Data: []byte(text)}
@@ -103,4 +105,14 @@ const (
 // addFile adds a file to a pack built by minimalPack or packWith.
 func addFile(p fs.FS, name, text string) {
 	p.(fstest.MapFS)[name] = &fstest.MapFile{Data: []byte(text)}
+}
+
+// setDefault changes one key of the pack's templates/defaults.toml.
+func setDefault(t testing.TB, p fs.FS, key, value string) {
+	t.Helper()
+	m := p.(fstest.MapFS)
+	text := string(m["templates/defaults.toml"].Data)
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + ` *=.*$`)
+	require.True(t, re.MatchString(text), "templates/defaults.toml has no key %s", key)
+	m["templates/defaults.toml"] = &fstest.MapFile{Data: []byte(re.ReplaceAllLiteralString(text, key+" = "+value))}
 }

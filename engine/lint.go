@@ -22,5 +22,5 @@ func Lint(packFS fs.FS) LintResult {
 		}
 		return LintResult{Errors: list}
 	}
-	return LintResult{Warnings: e.pack.warnings, Sections: len(e.pack.sections), Harnesses: len(e.pack.harnesses)}
+	return LintResult{Warnings: e.pack.Warnings, Sections: len(e.pack.Sections), Harnesses: len(e.pack.Harnesses)}
 }

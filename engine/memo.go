@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/skills"
 )
 
@@ -220,7 +221,7 @@ func stableKey(k *keyEncoder, harness string, req *Request, d *derived, skillsKe
 	return k.sum()
 }
 
-func (k *keyEncoder) settings(s *Settings) {
+func (k *keyEncoder) settings(s *config.Settings) {
 	k.string(s.Agent)
 	k.string(s.Workspace)
 	k.int(s.BootstrapMaxChars)

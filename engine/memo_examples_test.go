@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/config"
 )
 
 // The stable memo against the built-in pack: one long-lived engine renders the
 // shipped example requests, each with turns whose volatile fields vary
 // and some repeated, and every result must equal a fresh engine's.
 func TestMemosMatchFreshRendersOfExamples(t *testing.T) {
-	cfg, err := engine.ParseConfig("agents.toml", mustReadFile(t, "../examples/agents.toml"))
+	cfg, err := config.Parse("agents.toml", mustReadFile(t, "../examples/agents.toml"))
 	require.NoError(t, err)
 	pack := os.DirFS("..")
 	opts := []engine.Option{engine.WithFS(exampleWorkspace(t)), engine.WithConfig(cfg)}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/skills"
 )
 
@@ -15,7 +16,7 @@ import (
 // this table says why it need not.
 func TestStableKeyCoversEveryField(t *testing.T) {
 	for typ, written := range map[reflect.Type]int{
-		reflect.TypeFor[Settings]():            20,
+		reflect.TypeFor[config.Settings]():     20,
 		reflect.TypeFor[bootstrap.File]():      12,
 		reflect.TypeFor[skills.Skill]():        9,
 		reflect.TypeFor[skills.Metadata]():     5,
@@ -48,7 +49,7 @@ func TestStableKeyFollowsStableInputs(t *testing.T) {
 				Mode: ModeFull, Tools: []Tool{{Name: "read", Description: "Read."}},
 				ModelAliases: map[string]string{"s": "x/y"},
 			}, &derived{
-				Config:    Settings{SkillsAllowlist: &list, Plugins: map[string]bool{"p": true}},
+				Config:    config.Settings{SkillsAllowlist: &list, Plugins: map[string]bool{"p": true}},
 				Files:     FileList{{Name: "AGENTS.md", Content: "hello"}},
 				Overrides: OverrideSet{"tool_call_style": "x"},
 			}

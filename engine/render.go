@@ -13,6 +13,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/vfs"
 )
@@ -23,7 +26,7 @@ type Result struct {
 	Harness  string
 	Boundary string
 	Layers   []Layer
-	Settings Settings
+	Settings config.Settings
 	Files    []bootstrap.File // every bootstrap file considered, with its outcome
 	// TruncationSignature identifies what was cut ("" when nothing was).
 	TruncationSignature string
@@ -104,7 +107,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		return nil, err
 	}
 	contrib := mergeContributions(append(overlays, req.Contributions...))
-	res := &Result{Mode: req.Mode, Harness: h.name, Boundary: e.pack.manifest.Boundary, Settings: settings, Tools: req.Tools}
+	res := &Result{Mode: req.Mode, Harness: h.Name, Boundary: e.pack.Manifest.Boundary, Settings: settings, Tools: req.Tools}
 
 	var ws *vfs.Workspace
 	if e.opts.fs != nil && settings.Workspace != "" {
@@ -125,7 +128,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		Overrides:     OverrideSet(contrib.overrides),
 		Skills:        sk.view,
 		Config:        settings,
-		Pack:          PackInfo{Product: e.pack.manifest.Product, Vars: e.pack.manifest.Vars},
+		Pack:          PackInfo{Product: e.pack.Manifest.Product, Vars: e.pack.Manifest.Vars},
 		Files:         stableFiles,
 		StablePrefix:  contrib.stablePrefix,
 		DynamicFiles:  dynamicFiles,
@@ -133,7 +136,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
 	}}
 
-	if res.Layers, err = st.renderLayers(h, stableKey(&set.key, h.name, req, &st.d, sk.key)); err != nil {
+	if res.Layers, err = st.renderLayers(h, stableKey(&set.key, h.Name, req, &st.d, sk.key)); err != nil {
 		return nil, err
 	}
 	res.Omitted = st.omitted
@@ -152,16 +155,16 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 
 // renderLayers renders the harness's layers, taking the stable tier from
 // the memo under key when it is there and storing it when it is not.
-func (st *renderState) renderLayers(h *harness, key memoKey) ([]Layer, error) {
+func (st *renderState) renderLayers(h *pack.Harness, key memoKey) ([]Layer, error) {
 	e := st.e
 	tier, hit := e.memo.get(key)
 	if hit {
 		st.d.ToolLines, st.toolLinesDone = tier.toolLines, true
 	} else {
-		tier = &stableTier{layers: make([]memoLayer, len(h.layers))}
+		tier = &stableTier{layers: make([]memoLayer, len(h.Layers))}
 	}
-	layers := make([]Layer, 0, len(h.layers))
-	for i, ly := range h.layers {
+	layers := make([]Layer, 0, len(h.Layers))
+	for i, ly := range h.Layers {
 		var cached *memoLayer
 		if hit {
 			cached = &tier.layers[i]
@@ -177,7 +180,7 @@ func (st *renderState) renderLayers(h *harness, key memoKey) ([]Layer, error) {
 	}
 	if !hit {
 		if !st.toolLinesDone {
-			st.d.ToolLines, st.toolLinesDone = toolLines(e.pack.tools, st.req.Tools), true
+			st.d.ToolLines, st.toolLinesDone = toolLines(e.pack.Tools, st.req.Tools), true
 		}
 		tier.toolLines = st.d.ToolLines
 		e.memo.put(key, tier)
@@ -202,21 +205,21 @@ func checkPromptSize(layers []Layer, max int) error {
 
 // prepare validates the request, fills its defaults and resolves the
 // harness and the settings.
-func (e *Engine) prepare(req *Request) (*harness, Settings, error) {
+func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 	if err := req.validate(); err != nil {
 		if ke, ok := err.(*keyError); ok {
 			err = ke.err // its message already names the key
 		}
-		return nil, Settings{}, &Error{Phase: PhaseRequest, Err: err}
+		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: err}
 	}
 	req.Mode = cmp.Or(req.Mode, ModeFull)
 	req.Harness = cmp.Or(req.Harness, DefaultHarness)
 	req.SessionKind = cmp.Or(req.SessionKind, "main")
-	h, ok := e.pack.harnesses[req.Harness]
+	h, ok := e.pack.Harnesses[req.Harness]
 	if !ok {
-		return nil, Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
+		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
 	}
-	settings, err := resolve(e.opts.config, &e.pack.manifest, req)
+	settings, err := e.resolve(req)
 	return h, settings, err
 }
 
@@ -260,7 +263,7 @@ func protectedTexts(files []bootstrap.File) []string {
 // when not nil, holds the outcomes of the layer's stable sections from an
 // earlier render with the same stable inputs; otherwise the stable
 // outcomes are returned for the memo.
-func (st *renderState) renderLayer(ly *layer, cached *memoLayer) (Layer, []sectionOutcome, error) {
+func (st *renderState) renderLayer(ly *pack.Layer, cached *memoLayer) (Layer, []sectionOutcome, error) {
 	// Stable sections come first in a layer, so one scratch list holds
 	// the stable texts and then the dynamic ones.
 	parts, nStable := st.set.parts[:0], 0
@@ -271,9 +274,9 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer) (Layer, []secti
 	var infos []RenderedSection
 	var stableOutcomes []sectionOutcome
 	next := 0 // index into cached.outcomes
-	for _, sec := range ly.sections {
+	for _, sec := range ly.Sections {
 		var o sectionOutcome
-		if sec.tier == TierStable && cached != nil {
+		if sec.Tier == TierStable && cached != nil {
 			o = cached.outcomes[next]
 			next++
 		} else {
@@ -281,17 +284,17 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer) (Layer, []secti
 			if o, err = st.renderSection(sec); err != nil {
 				return Layer{}, nil, err
 			}
-			if sec.tier == TierStable {
+			if sec.Tier == TierStable {
 				stableOutcomes = append(stableOutcomes, o)
 			}
 		}
 		if o.out == "" {
-			st.omitted = append(st.omitted, Omission{ID: sec.id, Layer: ly.name, Reason: o.reason})
+			st.omitted = append(st.omitted, Omission{ID: sec.ID, Layer: ly.Name, Reason: o.reason})
 			continue
 		}
-		infos = append(infos, RenderedSection{ID: sec.id, Tier: sec.tier, Chars: o.chars, Overridden: o.overridden})
+		infos = append(infos, RenderedSection{ID: sec.ID, Tier: sec.Tier, Chars: o.chars, Overridden: o.overridden})
 		parts = append(parts, o.out)
-		if sec.tier == TierStable {
+		if sec.Tier == TierStable {
 			nStable++
 		}
 	}
@@ -299,7 +302,7 @@ func (st *renderState) renderLayer(ly *layer, cached *memoLayer) (Layer, []secti
 	if cached != nil {
 		stableSHA = cached.sha256
 	}
-	return assemble(ly.name, st.e.pack.manifest.Boundary, parts[:nStable], parts[nStable:], infos, stableSHA), stableOutcomes, nil
+	return assemble(ly.Name, st.e.pack.Manifest.Boundary, parts[:nStable], parts[nStable:], infos, stableSHA), stableOutcomes, nil
 }
 
 // renderState is what the sections of one render share. It lives on the
@@ -339,7 +342,7 @@ func (st *renderState) tidy(raw string, tier Tier) string {
 // view builds a view of type vt for this render.
 func (st *renderState) view(vt *viewType) any {
 	if vt.toolLines && !st.toolLinesDone {
-		st.d.ToolLines = toolLines(st.e.pack.tools, st.req.Tools)
+		st.d.ToolLines = toolLines(st.e.pack.Tools, st.req.Tools)
 		st.toolLinesDone = true
 	}
 	if vt.tools && st.d.tools == nil && st.req.Tools != nil {
@@ -349,19 +352,19 @@ func (st *renderState) view(vt *viewType) any {
 }
 
 // renderSection executes one section, or takes its provider override.
-func (st *renderState) renderSection(sec *section) (sectionOutcome, error) {
+func (st *renderState) renderSection(sec *pack.Section) (sectionOutcome, error) {
 	req := st.req
-	if !sec.hasMode(req.Mode) {
+	if !sec.HasMode(req.Mode) {
 		return sectionOutcome{reason: OmitMode}, nil
 	}
-	if req.Mode == ModeNone && sec.id != st.e.pack.manifest.IdentitySection {
+	if req.Mode == ModeNone && sec.ID != st.e.pack.Manifest.IdentitySection {
 		return sectionOutcome{reason: OmitNone}, nil
 	}
-	if text, ok := st.contrib.overrides[sec.override]; ok && sec.override != "" {
-		return st.finish("", sec.tier, sectionOutcome{out: text, overridden: true}), nil
+	if text, ok := st.contrib.overrides[sec.Override]; ok && sec.Override != "" {
+		return st.finish("", sec.Tier, sectionOutcome{out: text, overridden: true}), nil
 	}
 	var dot any
-	if sec.tier == TierStable {
+	if sec.Tier == TierStable {
 		if st.stable == nil {
 			st.stable = st.view(&stableView)
 		}
@@ -376,7 +379,7 @@ func (st *renderState) renderSection(sec *section) (sectionOutcome, error) {
 	if err != nil {
 		return sectionOutcome{}, err
 	}
-	return st.finish(raw, sec.tier, sectionOutcome{}), nil
+	return st.finish(raw, sec.Tier, sectionOutcome{}), nil
 }
 
 // finish tidies raw (unless o already holds an override's text), keeps
@@ -385,7 +388,7 @@ func (st *renderState) finish(raw string, tier Tier, o sectionOutcome) sectionOu
 	if !o.overridden {
 		o.out = st.tidy(raw, tier)
 	}
-	o.out = neutralizeBoundary(o.out, st.e.pack.manifest.Boundary)
+	o.out = neutralizeBoundary(o.out, st.e.pack.Manifest.Boundary)
 	if o.out == "" {
 		o.reason = OmitEmpty
 		return o
@@ -394,11 +397,25 @@ func (st *renderState) finish(raw string, tier Tier, o sectionOutcome) sectionOu
 	return o
 }
 
+// execError converts an error from executing a section's template,
+// turning a missing field of a stable view into a TierError.
+func execError(sec *pack.Section, err error) *Error {
+	e := diag.Template(PhaseExec, sec.File, sec.ID, err)
+	if field, ok := diag.MissingField(e); ok {
+		if sec.Tier == TierStable && volatileKeys[field] {
+			e.Phase, e.Err = PhaseTier, &TierError{Field: field}
+		} else {
+			e.Err = fmt.Errorf("the section data has no field %s", field)
+		}
+	}
+	return e
+}
+
 // exec executes a section's template against dot.
-func (st *renderState) exec(sec *section, dot any) (string, error) {
+func (st *renderState) exec(sec *pack.Section, dot any) (string, error) {
 	set := st.set
 	set.buf.Reset()
-	if err := set.t.ExecuteTemplate(&set.buf, sec.file, dot); err != nil {
+	if err := set.t.ExecuteTemplate(&set.buf, sec.File, dot); err != nil {
 		return "", execError(sec, err)
 	}
 	return set.buf.String(), nil
@@ -528,7 +545,7 @@ func neutralizeBoundary(s, boundary string) string {
 }
 
 // loadBootstrap resolves and budgets the workspace files for the request.
-func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request, s *Settings, h *harness, ws *vfs.Workspace, res *Result) (bootstrap.Result, error) {
+func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request, s *config.Settings, h *pack.Harness, ws *vfs.Workspace, res *Result) (bootstrap.Result, error) {
 	if ws == nil {
 		return bootstrap.Result{}, nil
 	}
@@ -543,7 +560,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		t = t.In(loc)
 		today, yesterday = t.Format(time.DateOnly), t.AddDate(0, 0, -1).Format(time.DateOnly)
 	}
-	m := e.pack.manifest.Bootstrap
+	m := e.pack.Manifest.Bootstrap
 	opts := bootstrap.Options{
 		Files:         m.Files,
 		Optional:      m.Optional,
@@ -557,7 +574,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		Startup:       req.Session.Reset,
 		Today:         today,
 		Yesterday:     yesterday,
-		Omit:          h.omit(req.Tools),
+		Omit:          h.Omit(hasAnyTool(req.Tools)),
 		Replace:       s.BootstrapReplace,
 		Hook:          e.opts.hook,
 		Markers:       &markers{set: set},
@@ -625,12 +642,21 @@ func (e *Engine) checkMarkers() *Error {
 	} {
 		t := set.t.Lookup(c.name)
 		if t == nil {
-			return &Error{Phase: PhaseParse, File: templatesDir, Err: fmt.Errorf("the pack defines no %q partial", c.name)}
+			return &Error{Phase: PhaseParse, File: pack.TemplatesDir, Err: fmt.Errorf("the pack defines no %q partial", c.name)}
 		}
 		var b strings.Builder
 		if err := t.Execute(&b, c.data); err != nil {
-			return execError(&section{file: templatesDir}, err)
+			return execError(&pack.Section{File: pack.TemplatesDir}, err)
 		}
 	}
 	return nil
+}
+
+// hasAnyTool reports whether tools holds any of the names (any case).
+func hasAnyTool(tools []Tool) func(names ...string) bool {
+	return func(names ...string) bool {
+		return slices.ContainsFunc(tools, func(t Tool) bool {
+			return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(t.Name, n) })
+		})
+	}
 }

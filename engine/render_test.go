@@ -6,12 +6,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
@@ -315,4 +317,29 @@ func TestRequestValidationAtRender(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.Render(context.Background(), engine.Request{Mode: "loud"})
 	require.EqualError(t, err, `mode = "loud" is not allowed (want full, minimal, none)`)
+}
+
+func TestPackDefaultsSitBelowTheConfig(t *testing.T) {
+	cfg, err := config.Parse("c.toml", []byte("[agents.defaults]\nbootstrapTotalMaxChars = 500\n"))
+	require.NoError(t, err)
+	p := minimalPack(t, manifest(`"identity", "d"`), map[string]string{
+		"d": section(stable, "{{ .Config.BootstrapMaxChars }} {{ .Config.BootstrapTotalMaxChars }} {{ .Config.HeartbeatPrompt }}"),
+	})
+	setDefault(t, p, "max_chars", "123")
+	setDefault(t, p, "total_max_chars", "456")
+	setDefault(t, p, "prompt", `"Look at the pulse."`)
+	res := render(t, p, engine.Request{}, engine.WithConfig(cfg))
+	assert.Contains(t, res.Layers[0].Stable, "123 500 Look at the pulse.", "the pack's defaults apply where the config is silent")
+}
+
+func TestPackWithoutDefaultsIsAnError(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity"`), nil)
+	delete(p.(fstest.MapFS), "templates/defaults.toml")
+	_, err := engine.New(p)
+	require.ErrorContains(t, err, "templates/defaults.toml: cannot read the pack's defaults")
+
+	p = minimalPack(t, manifest(`"identity"`), nil)
+	setDefault(t, p, "max_in_prompt", "0")
+	_, err = engine.New(p)
+	require.ErrorContains(t, err, "templates/defaults.toml:12:1: skills.max_in_prompt must be a positive number")
 }

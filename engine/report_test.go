@@ -23,13 +23,13 @@ func TestReportFigures(t *testing.T) {
 [bootstrap]
 files = ["AGENTS.md", "SOUL.md", "TOOLS.md"]
 optional = []
-max_chars = 100
-total_max_chars = 200
 `
 	p := minimalPack(t, m, map[string]string{
 		"ctx":  section(stable, "{{ range .Files.Injected }}{{ .Content }}\n{{ end }}"),
 		"late": section(dynamic, "{{ .Channel.ID }}"),
 	})
+	setDefault(t, p, "max_chars", "100")
+	setDefault(t, p, "total_max_chars", "200")
 	addFile(p, "templates/bootstrap.tmpl", `{{ define "file_block" }}{{ .Content }}{{ end }}`+
 		`{{ define "missing_marker" }}[missing {{ .Path }}]{{ end }}`+
 		`{{ define "truncation_marker" }}[cut {{ .Kept }}/{{ .Raw }}]{{ end }}`+

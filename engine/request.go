@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
 
@@ -152,7 +154,7 @@ func ParseRequest(name string, src []byte) (Request, error) {
 		err = strict.TOML(string(src), &req)
 	}
 	if err != nil {
-		return Request{}, posError(PhaseRequest, name, err)
+		return Request{}, diag.Decode(PhaseRequest, name, err)
 	}
 	if err := req.validate(); err != nil {
 		e := &Error{Phase: PhaseRequest, File: name, Err: err}
@@ -221,9 +223,9 @@ func (r *Request) validate() error {
 	}
 	for i, c := range r.Contributions {
 		for k := range c.SectionOverrides {
-			if !slices.Contains(overrideKeys, k) {
+			if !slices.Contains(pack.OverrideKeys, k) {
 				return &keyError{key: "contributions.section_overrides." + k,
-					err: fmt.Errorf("contributions[%d]: unknown section override %q (want %s)", i, k, strings.Join(overrideKeys, ", "))}
+					err: fmt.Errorf("contributions[%d]: unknown section override %q (want %s)", i, k, strings.Join(pack.OverrideKeys, ", "))}
 			}
 		}
 	}

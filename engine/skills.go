@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/vfs"
 )
@@ -83,7 +85,7 @@ type bundledRoot struct {
 // skills/ (read through ws, so it cannot lead out of the workspace), the
 // managed directory from config, then the bundled roots. close releases
 // the roots opened here.
-func (e *Engine) openSkillRoots(s *Settings, ws *vfs.Workspace) (roots []skills.Root, close func()) {
+func (e *Engine) openSkillRoots(s *config.Settings, ws *vfs.Workspace) (roots []skills.Root, close func()) {
 	var opened []*vfs.Workspace
 	open := func(fsys afero.Fs, dir string) *vfs.Workspace {
 		w := vfs.OpenWorkspace(fsys, dir)
@@ -118,7 +120,7 @@ func (e *Engine) managedSkillsDir() string {
 // buildSkills returns the skills catalog of the render's session (see
 // snapshot.go for when it is rebuilt) and the key that stands for its
 // view in the stable memo.
-func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *Settings, ws *vfs.Workspace) (sessionSkills, error) {
+func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *config.Settings, ws *vfs.Workspace) (sessionSkills, error) {
 	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || (ws == nil && e.managedSkillsDir() == "" && len(e.opts.skillRoots) == 0) {
 		return sessionSkills{key: catalogKey(&set.key, &SkillsView{})}, nil
 	}
@@ -132,7 +134,7 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 		if len(view.Listed) > 0 {
 			set.buf.Reset()
 			if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, SkillsView{Listed: view.Listed, Descriptions: view.Descriptions, Note: view.Note}); err != nil {
-				return sessionSkills{}, &Error{Phase: PhaseExec, File: templatesDir, Err: fmt.Errorf("rendering the skills catalog: %w", err)}
+				return sessionSkills{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("rendering the skills catalog: %w", err)}
 			}
 			view.Catalog = set.buf.String()
 		}
@@ -141,7 +143,7 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 }
 
 // discoverSkills walks the roots and builds the catalog within its budget.
-func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *Settings, ws *vfs.Workspace) (skills.Catalog, error) {
+func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *config.Settings, ws *vfs.Workspace) (skills.Catalog, error) {
 	roots, closeRoots := e.openSkillRoots(s, ws)
 	defer closeRoots()
 	// Watch before reading, so that a change made while the walk runs is
@@ -186,7 +188,7 @@ func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *Settings
 	}
 	cat, err := skills.Build(found, policy, skills.Limits{MaxChars: s.MaxSkillsPromptChars, MaxSkills: s.MaxSkillsInPrompt}, measure)
 	if err != nil {
-		return skills.Catalog{}, &Error{Phase: PhaseExec, File: templatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
+		return skills.Catalog{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
 	}
 	return cat, nil
 }

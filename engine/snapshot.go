@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -122,7 +123,7 @@ func racy(id vfs.FileID, now time.Time) bool {
 // skillsPolicyKey encodes the settings a catalog is built from, beyond
 // the engine's own config and host: a session's catalog is reused only
 // while they are the same.
-func skillsPolicyKey(k *keyEncoder, s *Settings) string {
+func skillsPolicyKey(k *keyEncoder, s *config.Settings) string {
 	k.reset()
 	k.allowlist(s.SkillsAllowlist)
 	sortedMap(k, s.Plugins, k.bool)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -49,7 +50,7 @@ func exampleRequests(t testing.TB, workspace string) []engine.Request {
 // starts a new session (no notification is asked for), as the freshness
 // rules require.
 func TestLongLivedEngineMatchesFreshAcrossEdits(t *testing.T) {
-	cfg, err := engine.ParseConfig("agents.toml", mustReadFile(t, "../examples/agents.toml"))
+	cfg, err := config.Parse("agents.toml", mustReadFile(t, "../examples/agents.toml"))
 	require.NoError(t, err)
 	pack := os.DirFS("..")
 	// The "once" truncation warning depends on what an engine's store has

@@ -3,9 +3,12 @@ package engine
 import (
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/pack"
 )
 
 // Template data. A section's dot is a struct built at init (viewType):
@@ -181,7 +184,7 @@ type viewField struct {
 // derived holds the values the engine computes for templates, one field
 // per derived key, named as the key.
 type derived struct {
-	Config        Settings
+	Config        config.Settings
 	Pack          PackInfo
 	Files         FileList
 	StablePrefix  string
@@ -271,4 +274,50 @@ func (vt viewType) build(req *Request, d *derived) any {
 		}
 	}
 	return v.Interface()
+}
+
+// ToolLine is one line of the tool list templates print.
+type ToolLine struct {
+	Name    string
+	Summary string
+}
+
+// toolLines orders the request's tools: core tools in table order, then
+// the others sorted by lowercase name. Names are trimmed and de-duplicated
+// case-insensitively; the first spelling wins.
+func toolLines(table []pack.ToolEntry, tools []Tool) []ToolLine {
+	byName := map[string]Tool{}
+	var order []string
+	for _, t := range tools {
+		name := strings.TrimSpace(t.Name)
+		key := strings.ToLower(name)
+		if name == "" || slices.Contains(order, key) {
+			continue
+		}
+		t.Name = name
+		byName[key] = t
+		order = append(order, key)
+	}
+	lines := make([]ToolLine, 0, len(order))
+	core := map[string]bool{}
+	for _, e := range table {
+		key := strings.ToLower(e.Name)
+		core[key] = true
+		if t, ok := byName[key]; ok {
+			lines = append(lines, ToolLine{Name: t.Name, Summary: e.Summary})
+		}
+	}
+	var rest []string
+	for _, key := range order {
+		if !core[key] {
+			rest = append(rest, key)
+		}
+	}
+	sort.Strings(rest)
+	for _, key := range rest {
+		t := byName[key]
+		summary, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+		lines = append(lines, ToolLine{Name: t.Name, Summary: strings.TrimSpace(summary)})
+	}
+	return lines
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/config"
 )
 
 // DefaultWorkspace is where workspace files are placed when the scenario's
@@ -44,7 +45,7 @@ type Scenario struct {
 	Description string // the archive comment, trimmed
 
 	request   engine.Request
-	config    *engine.Config    // nil when the archive has no config.toml
+	config    *config.Config    // nil when the archive has no config.toml
 	workspace map[string][]byte // workspace-relative slash path → content
 }
 
@@ -93,7 +94,7 @@ func parse(name, label string, data []byte) (*Scenario, error) {
 		case f.Name == requestFile:
 			request = f.Data
 		case f.Name == configFile:
-			cfg, err := engine.ParseConfig(member, f.Data)
+			cfg, err := config.Parse(member, f.Data)
 			if err != nil {
 				return nil, fmt.Errorf("golden: %w", err)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -225,7 +226,7 @@ func (c *common) engine() (*engine.Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := engine.ParseConfig(c.config, src)
+		cfg, err := config.Parse(c.config, src)
 		if err != nil {
 			return nil, err
 		}

@@ -301,7 +301,7 @@ func jsonError(src []byte, err error, offset int64) error {
 		offset = typ.Offset - 1
 		line, col := position(src, offset)
 		return &PosError{Line: line, Col: col, Key: typ.Field,
-			Msg: fmt.Sprintf("key %q: cannot use a JSON %s here (want %s)", typ.Field, typ.Value, typ.Type)}
+			Msg: fmt.Sprintf("key %q: cannot use a JSON %s here (want %s)", typ.Field, typ.Value, kindName(typ.Type))}
 	case errors.Is(err, io.EOF):
 		return &PosError{Line: 1, Col: 1, Msg: "empty document"}
 	}
@@ -346,4 +346,25 @@ func Headers(src, name string) []int {
 		}
 	}
 	return out
+}
+
+// kindName names what a Go type holds in JSON terms; a named type's Go
+// name (pack.Mode) means nothing to the person writing the document.
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
 }

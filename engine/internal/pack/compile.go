@@ -1,4 +1,4 @@
-package engine
+package pack
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
 
 	"github.com/sysprompt/sysprompt/funcs"
 )
@@ -29,15 +31,21 @@ var builtinNames = map[string]any{
 	"eq": true, "ge": true, "gt": true, "le": true, "lt": true, "ne": true,
 }
 
-// compileTemplates parses partials and section bodies into one set,
+// Compile parses partials and section bodies into one set,
 // refusing a name defined twice, then runs the static checks.
 //
 // Each file is parsed on its own with parse.Parse, exactly as
 // Template.Parse would, but against the shared function map instead of a
 // per-file template with its own copy of it; its trees then go into the
 // master with AddParseTree.
-func compileTemplates(p *pack) (*template.Template, ErrorList) {
-	var errs ErrorList
+// Fields describes a section's dot: every name it can hold, and the
+// volatile ones only dynamic sections may read.
+type Fields struct {
+	All, Volatile map[string]bool
+}
+
+func Compile(p *Pack, fields Fields) (*template.Template, diag.ErrorList) {
+	var errs diag.ErrorList
 	fm := funcMap()
 	master := template.New("").Option("missingkey=error").Funcs(fm)
 	// template name -> where its define is; the position is worked out
@@ -48,7 +56,7 @@ func compileTemplates(p *pack) (*template.Template, ErrorList) {
 	add := func(file, text, sectionID string) {
 		trees, err := parse.Parse(file, text, "", "", fm, builtinNames)
 		if err != nil {
-			errs = append(errs, parseError(file, sectionID, err))
+			errs = append(errs, diag.Template(diag.PhaseParse, file, sectionID, err))
 			return
 		}
 		for _, name := range sortedKeys(trees) {
@@ -56,34 +64,34 @@ func compileTemplates(p *pack) (*template.Template, ErrorList) {
 				if prev, dup := defined[name]; dup {
 					l, c := definePos(text, name)
 					pl, pc := definePos(prev.text, name)
-					errs = append(errs, &Error{Phase: PhaseParse, File: file, Line: l, Col: c, Section: sectionID,
+					errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: file, Line: l, Col: c, Section: sectionID,
 						Err: fmt.Errorf("template %q is defined twice: here and at %s:%d:%d", name, prev.file, pl, pc)})
 					continue
 				}
 				defined[name] = site{file, text}
 			}
 			if _, err := master.AddParseTree(name, trees[name]); err != nil {
-				errs = append(errs, &Error{Phase: PhaseParse, File: file, Section: sectionID, Err: err})
+				errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: file, Section: sectionID, Err: err})
 			}
 		}
 	}
 	for _, pf := range p.partials {
 		add(pf.file, pf.text, "")
 	}
-	for _, id := range sortedKeys(p.sections) {
-		sec := p.sections[id]
-		if _, dup := defined[sec.file]; dup {
-			errs = append(errs, &Error{Phase: PhaseParse, File: sec.file, Line: 1, Col: 1, Section: id,
+	for _, id := range sortedKeys(p.Sections) {
+		sec := p.Sections[id]
+		if _, dup := defined[sec.File]; dup {
+			errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: sec.File, Line: 1, Col: 1, Section: id,
 				Err: fmt.Errorf("a partial defines a template named like this section file")})
 			continue
 		}
-		add(sec.file, sec.body, id)
+		add(sec.File, sec.Body, id)
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	errs = append(errs, checkReferences(master, p)...)
-	errs = append(errs, checkTiers(master, p)...)
+	errs = append(errs, checkTiers(master, p, fields)...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -96,28 +104,6 @@ func sortedTemplates(t *template.Template) []*template.Template {
 	return list
 }
 
-// parseError converts a text/template parse error.
-func parseError(file, sectionID string, err error) *Error {
-	e := &Error{Phase: PhaseParse, File: file, Section: sectionID, Err: err}
-	if loc, ok := parseTemplateError(err.Error()); ok {
-		e.File, e.Line, e.Col = loc.Name, loc.Line, loc.Col
-		e.Err = fmt.Errorf("%s", loc.Rest)
-	}
-	return e
-}
-
-// splitLoc reads the "file:line:col" that ErrorContext returns, whose
-// column counts from 0, and returns a 1-based column.
-func splitLoc(loc string) (line, col int) {
-	parts := strings.Split(loc, ":")
-	if len(parts) >= 3 {
-		fmt.Sscanf(parts[len(parts)-2], "%d", &line)
-		fmt.Sscanf(parts[len(parts)-1], "%d", &col)
-		col++
-	}
-	return line, col
-}
-
 // definePos finds where {{define "name"}} is written in text.
 func definePos(text, name string) (line, col int) {
 	re := regexp.MustCompile(`\{\{-?\s*define\s+"` + regexp.QuoteMeta(name) + `"`)
@@ -127,12 +113,4 @@ func definePos(text, name string) (line, col int) {
 	}
 	before := text[:loc[0]]
 	return strings.Count(before, "\n") + 1, loc[0] - (strings.LastIndex(before, "\n") + 1) + 1
-}
-
-// nodeError builds an *Error at a parse node of tree.
-func nodeError(tree *parse.Tree, node parse.Node, phase Phase, sectionID string, err error) *Error {
-	loc, _ := tree.ErrorContext(node)
-	file := tree.ParseName
-	l, c := splitLoc(loc)
-	return &Error{Phase: phase, File: file, Line: l, Col: c, Section: sectionID, Err: err}
 }

@@ -1,14 +1,22 @@
-package engine
+// Package config reads an agent config file (the original product's
+// camelCase keys, decoded strictly, every bad value placed at its line and
+// column) and resolves it, with the pack's defaults and a request's own
+// values, into the Settings one render uses.
+package config
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
 
@@ -133,14 +141,14 @@ type PluginConfig struct {
 	Enabled *bool `toml:"enabled"`
 }
 
-// ParseConfig decodes an agent config file. name is used in errors.
-func ParseConfig(name string, src []byte) (*Config, error) {
+// Parse decodes an agent config file. name is used in errors.
+func Parse(name string, src []byte) (*Config, error) {
 	cfg := &Config{src: string(src), name: name}
 	if err := strict.TOML(string(src), cfg); err != nil {
-		return nil, posError(PhaseConfig, name, err)
+		return nil, diag.Decode(diag.PhaseConfig, name, err)
 	}
 	if err := toml.Unmarshal(src, &cfg.raw); err != nil {
-		return nil, posError(PhaseConfig, name, err)
+		return nil, diag.Decode(diag.PhaseConfig, name, err)
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -174,82 +182,79 @@ type Settings struct {
 	Plugins                map[string]bool   `json:"plugins"`
 }
 
-// Built-in defaults, the bottom of the precedence order.
-const (
-	DefaultBootstrapMaxChars      = 20000
-	DefaultBootstrapTotalMaxChars = 60000
-	DefaultMaxSkillsPromptChars   = 18000
-	DefaultMaxSkillsInPrompt      = 150
-	DefaultHeartbeatPrompt        = "Read HEARTBEAT.md if it exists and follow it. If nothing needs attention, reply HEARTBEAT_OK."
-)
-
-// Resolve returns the settings a render of req would use: built-in
-// defaults < the pack manifest < agents.defaults < agents.list[req.Agent]
-// < the request. This is the config resolver, exposed so a
-// runtime can see (and log) what a render will be configured with.
-func (e *Engine) Resolve(req Request) (Settings, error) {
-	return resolve(e.opts.config, &e.pack.manifest, &req)
+// Defaults are the pack manifest's defaults, the bottom of the
+// precedence order. The manifest is their only source.
+type Defaults struct {
+	BootstrapMaxChars      int
+	BootstrapTotalMaxChars int
+	TruncationWarning      string
+	MaxSkillsPromptChars   int
+	MaxSkillsInPrompt      int
+	HeartbeatPrompt        string
 }
 
-// resolve applies the precedence for cfg (which may be nil) and m. An
-// unknown agent id is an error when the config lists agents (a typo would
-// otherwise render the defaults silently).
-func resolve(cfg *Config, m *manifest, req *Request) (Settings, error) {
+// Turn is what a request itself sets, the top of the precedence order.
+type Turn struct {
+	Agent     string // agents.list id; "" for agents.defaults alone
+	Workspace string // overrides the agent's workspace when set
+	Timezone  string // overrides userTimezone when set
+}
+
+// Resolve applies the precedence: the pack's defaults < agents.defaults
+// < agents.list[turn.Agent] < the turn. cfg may be nil. An unknown agent
+// id is an error when the config lists agents (a typo would otherwise
+// render the defaults silently).
+func Resolve(cfg *Config, d Defaults, turn Turn) (Settings, error) {
 	s := Settings{
-		Agent:                  req.Agent,
-		BootstrapMaxChars:      DefaultBootstrapMaxChars,
-		BootstrapTotalMaxChars: DefaultBootstrapTotalMaxChars,
-		TruncationWarning:      "always",
+		Agent:                  turn.Agent,
+		BootstrapMaxChars:      d.BootstrapMaxChars,
+		BootstrapTotalMaxChars: d.BootstrapTotalMaxChars,
+		TruncationWarning:      d.TruncationWarning,
 		TimeFormat:             "auto",
 		HeartbeatEnabled:       true,
 		HeartbeatSection:       true,
-		HeartbeatPrompt:        DefaultHeartbeatPrompt,
+		HeartbeatPrompt:        d.HeartbeatPrompt,
 		DelegationMode:         "suggest",
 		PromptOverlays:         map[string]string{},
-		MaxSkillsPromptChars:   DefaultMaxSkillsPromptChars,
-		MaxSkillsInPrompt:      DefaultMaxSkillsInPrompt,
+		MaxSkillsPromptChars:   d.MaxSkillsPromptChars,
+		MaxSkillsInPrompt:      d.MaxSkillsInPrompt,
 		MemoryCitations:        "auto",
 		Plugins:                map[string]bool{},
 	}
-	if m != nil {
-		setIf(&s.BootstrapMaxChars, m.Bootstrap.MaxChars)
-		setIf(&s.BootstrapTotalMaxChars, m.Bootstrap.TotalMaxChars)
-		setIf(&s.TruncationWarning, m.Bootstrap.TruncationWarning)
-		setIf(&s.MaxSkillsPromptChars, m.Skills.MaxPromptChars)
-		setIf(&s.MaxSkillsInPrompt, m.Skills.MaxInPrompt)
-	}
 	if cfg != nil {
-		s.apply(&cfg.Agents.Defaults)
-		// With no [[agents.list]] every agent takes agents.defaults; with a
-		// list, an id it does not hold is a typo, not a new agent.
-		if req.Agent != "" && len(cfg.Agents.List) > 0 {
-			found := false
-			for i := range cfg.Agents.List {
-				if cfg.Agents.List[i].ID == req.Agent {
-					s.apply(&cfg.Agents.List[i].AgentSettings)
-					found = true
-					break
-				}
-			}
-			if !found {
-				return Settings{}, &Error{Phase: PhaseConfig, File: cfg.name,
-					Err: fmt.Errorf("agent %q is not in [[agents.list]] (known: %s)", req.Agent, strings.Join(cfg.agentIDs(), ", "))}
-			}
-		}
-		if v := cfg.Skills.Limits.MaxSkillsPromptChars; v != nil && !cfg.agentSetsSkillsBudget(req.Agent) {
-			s.MaxSkillsPromptChars = *v
-		}
-		setPtr(&s.MaxSkillsInPrompt, cfg.Skills.Limits.MaxSkillsInPrompt)
-		setPtr(&s.MemoryCitations, cfg.Memory.Citations)
-		setPtr(&s.PlanTool, cfg.Tools.Experimental.PlanTool)
-		s.BootstrapReplace = maps.Clone(cfg.Bootstrap.Replace) // the result must not share the config's map
-		for id, p := range cfg.Plugins {
-			s.Plugins[id] = p.Enabled != nil && *p.Enabled
+		if err := cfg.applyTo(&s, turn.Agent); err != nil {
+			return Settings{}, err
 		}
 	}
-	setIf(&s.Workspace, req.Workspace.Path)
-	setIf(&s.UserTimezone, req.Timezone)
+	setIf(&s.Workspace, turn.Workspace)
+	setIf(&s.UserTimezone, turn.Timezone)
 	return s, nil
+}
+
+// applyTo overlays the config's keys for agent onto s.
+func (c *Config) applyTo(s *Settings, agent string) error {
+	s.apply(&c.Agents.Defaults)
+	// With no [[agents.list]] every agent takes agents.defaults; with a
+	// list, an id it does not hold is a typo, not a new agent.
+	if agent != "" && len(c.Agents.List) > 0 {
+		i := slices.IndexFunc(c.Agents.List, func(a AgentEntry) bool { return a.ID == agent })
+		if i < 0 {
+			return &diag.Error{Phase: diag.PhaseConfig, File: c.name,
+				Err: fmt.Errorf("agent %q is not in [[agents.list]] (known: %s)", agent, strings.Join(c.agentIDs(), ", "))}
+		}
+		s.apply(&c.Agents.List[i].AgentSettings)
+	}
+	if v := c.Skills.Limits.MaxSkillsPromptChars; v != nil && !c.agentSetsSkillsBudget(agent) {
+		s.MaxSkillsPromptChars = *v
+	}
+	setPtr(&s.MaxSkillsInPrompt, c.Skills.Limits.MaxSkillsInPrompt)
+	setPtr(&s.MemoryCitations, c.Memory.Citations)
+	setPtr(&s.PlanTool, c.Tools.Experimental.PlanTool)
+	s.BootstrapReplace = maps.Clone(c.Bootstrap.Replace) // the result must not share the config's map
+	for id, p := range c.Plugins {
+		s.Plugins[id] = p.Enabled != nil && *p.Enabled
+	}
+	return nil
 }
 
 // agentSetsSkillsBudget reports whether the agent (or the defaults) set a
@@ -291,7 +296,7 @@ func (s *Settings) apply(a *AgentSettings) {
 	if a.Subagents != nil {
 		setPtr(&s.DelegationMode, a.Subagents.DelegationMode)
 	}
-	for _, name := range sortedKeys(a.PromptOverlays) {
+	for _, name := range slices.Sorted(maps.Keys(a.PromptOverlays)) {
 		if p := a.PromptOverlays[name].Personality; p != nil {
 			s.PromptOverlays[name] = *p
 		}
@@ -324,92 +329,156 @@ func setIf[T comparable](dst *T, v T) {
 // validate checks every enumerated or bounded value and reports the first
 // bad one with its position.
 func (c *Config) validate() error {
-	check := func(table string, line int, a *AgentSettings) error {
-		enum := func(key string, v *string, allowed ...string) error {
-			if v == nil || slices.Contains(allowed, *v) {
-				return nil
-			}
-			return c.keyErr(table+"."+key, line, fmt.Errorf("%s = %q is not allowed (want %s)", key, *v, strings.Join(allowed, ", ")))
-		}
-		positive := func(key string, v *int) error {
-			if v == nil || *v > 0 {
-				return nil
-			}
-			return c.keyErr(table+"."+key, line, fmt.Errorf("%s must be a positive number of characters, not %d", key, *v))
-		}
-		var errs []error
-		errs = append(errs,
-			positive("bootstrapMaxChars", a.BootstrapMaxChars),
-			positive("bootstrapTotalMaxChars", a.BootstrapTotalMaxChars),
-			enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, "off", "once", "always"),
-			enum("timeFormat", a.TimeFormat, "auto", "12", "24"))
-		if a.UserTimezone != nil {
-			if _, err := loadZone(*a.UserTimezone); err != nil || *a.UserTimezone == "" || *a.UserTimezone == "Local" {
-				errs = append(errs, c.keyErr(table+".userTimezone", line, fmt.Errorf("userTimezone %q is not a known IANA zone", *a.UserTimezone)))
-			}
-		}
-		if a.Subagents != nil {
-			errs = append(errs, enum("subagents.delegationMode", a.Subagents.DelegationMode, "suggest", "prefer"))
-		}
-		for _, name := range sortedKeys(a.PromptOverlays) {
-			if p := a.PromptOverlays[name].Personality; p != nil && strings.TrimSpace(*p) == "" {
-				errs = append(errs, c.keyErr(table+".promptOverlays."+name+".personality", line,
-					fmt.Errorf("promptOverlays.%s.personality is empty (want on, off, or a style of the overlay such as friendly)", name)))
-			}
-		}
-		if a.SkillsLimits != nil {
-			errs = append(errs, positive("skillsLimits.maxSkillsPromptChars", a.SkillsLimits.MaxSkillsPromptChars))
-		}
-		if a.ContextLimits != nil && a.ContextLimits.MaxPromptChars != nil && *a.ContextLimits.MaxPromptChars < 0 {
-			errs = append(errs, c.keyErr(table+".contextLimits.maxPromptChars", line, fmt.Errorf("contextLimits.maxPromptChars must not be negative")))
-		}
-		for _, err := range errs {
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := check("agents.defaults", 1, &c.Agents.Defaults); err != nil {
+	if err := c.validateAgent("agents.defaults", 1, &c.Agents.Defaults); err != nil {
 		return err
 	}
-	headers := strict.Headers(c.src, "agents.list")
+	lines := c.listLines()
 	seen := map[string]bool{}
 	for i := range c.Agents.List {
-		line := 1
-		if i < len(headers) {
-			line = headers[i]
-		}
 		a := &c.Agents.List[i]
-		if a.ID == "" {
-			return &Error{Phase: PhaseConfig, File: c.name, Line: line, Col: 1, Err: fmt.Errorf("[[agents.list]] entry %d has no id", i+1)}
-		}
-		if seen[a.ID] {
-			return &Error{Phase: PhaseConfig, File: c.name, Line: line, Col: 1, Err: fmt.Errorf("agent id %q is listed twice", a.ID)}
+		switch {
+		case a.ID == "":
+			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i], Col: 1, Err: fmt.Errorf("[[agents.list]] entry %d has no id", i+1)}
+		case seen[a.ID]:
+			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i], Col: 1, Err: fmt.Errorf("agent id %q is listed twice", a.ID)}
 		}
 		seen[a.ID] = true
-		if err := check("agents.list", line, &a.AgentSettings); err != nil {
+		if err := c.validateAgent("agents.list", lines[i], &a.AgentSettings); err != nil {
 			return err
 		}
 	}
-	if v := c.Memory.Citations; v != nil && !slices.Contains([]string{"auto", "on", "off"}, *v) {
-		return c.keyErr("memory.citations", 1, fmt.Errorf("memory.citations = %q is not allowed (want auto, on, off)", *v))
+	top := keyCheck{c, "", 1}
+	return cmp.Or(
+		top.enum("memory.citations", c.Memory.Citations, "auto", "on", "off"),
+		top.count("skills.limits.maxSkillsPromptChars", c.Skills.Limits.MaxSkillsPromptChars),
+		top.count("skills.limits.maxSkillsInPrompt", c.Skills.Limits.MaxSkillsInPrompt))
+}
+
+// validateAgent checks one agents.defaults or [[agents.list]] table.
+func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
+	k := keyCheck{c, table + ".", line}
+	errs := []error{
+		k.positive("bootstrapMaxChars", a.BootstrapMaxChars),
+		k.positive("bootstrapTotalMaxChars", a.BootstrapTotalMaxChars),
+		k.enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, "off", "once", "always"),
+		k.enum("timeFormat", a.TimeFormat, "auto", "12", "24"),
+		k.zone("userTimezone", a.UserTimezone),
 	}
-	for _, k := range []struct {
-		key string
-		v   *int
-	}{{"skills.limits.maxSkillsPromptChars", c.Skills.Limits.MaxSkillsPromptChars}, {"skills.limits.maxSkillsInPrompt", c.Skills.Limits.MaxSkillsInPrompt}} {
-		if k.v != nil && *k.v <= 0 {
-			return c.keyErr(k.key, 1, fmt.Errorf("%s must be positive, not %d", k.key, *k.v))
+	if a.Subagents != nil {
+		errs = append(errs, k.enum("subagents.delegationMode", a.Subagents.DelegationMode, "suggest", "prefer"))
+	}
+	for _, name := range slices.Sorted(maps.Keys(a.PromptOverlays)) {
+		if p := a.PromptOverlays[name].Personality; p != nil && strings.TrimSpace(*p) == "" {
+			errs = append(errs, k.fail("promptOverlays."+name+".personality",
+				"promptOverlays.%s.personality is empty (want on, off, or a style of the overlay such as friendly)", name))
+		}
+	}
+	if a.SkillsLimits != nil {
+		errs = append(errs, k.positive("skillsLimits.maxSkillsPromptChars", a.SkillsLimits.MaxSkillsPromptChars))
+	}
+	if l := a.ContextLimits; l != nil && l.MaxPromptChars != nil && *l.MaxPromptChars < 0 {
+		errs = append(errs, k.fail("contextLimits.maxPromptChars", "contextLimits.maxPromptChars must not be negative"))
+	}
+	return cmp.Or(errs...)
+}
+
+// keyCheck places value errors of one table: a key is found at or after
+// the table's line, so [[agents.list]] entries each point at their own.
+type keyCheck struct {
+	c      *Config
+	prefix string // "agents.defaults." or "" for top-level keys
+	line   int
+}
+
+func (k keyCheck) fail(key, format string, args ...any) *diag.Error {
+	return k.c.keyErr(k.prefix+key, k.line, fmt.Errorf(format, args...))
+}
+
+func (k keyCheck) enum(key string, v *string, allowed ...string) error {
+	if v == nil || slices.Contains(allowed, *v) {
+		return nil
+	}
+	return k.fail(key, "%s = %q is not allowed (want %s)", key, *v, strings.Join(allowed, ", "))
+}
+
+func (k keyCheck) positive(key string, v *int) error {
+	if v == nil || *v > 0 {
+		return nil
+	}
+	return k.fail(key, "%s must be a positive number of characters, not %d", key, *v)
+}
+
+func (k keyCheck) count(key string, v *int) error {
+	if v == nil || *v > 0 {
+		return nil
+	}
+	return k.fail(key, "%s must be positive, not %d", key, *v)
+}
+
+func (k keyCheck) zone(key string, v *string) error {
+	if v == nil {
+		return nil
+	}
+	if _, err := LoadZone(*v); err != nil || *v == "" || *v == "Local" {
+		return k.fail(key, "%s %q is not a known IANA zone", key, *v)
+	}
+	return nil
+}
+
+// listLines returns the line of each [[agents.list]] header, 1 when the
+// document does not show it.
+func (c *Config) listLines() []int {
+	headers := strict.Headers(c.src, "agents.list")
+	lines := make([]int, len(c.Agents.List))
+	for i := range lines {
+		lines[i] = 1
+		if i < len(headers) {
+			lines[i] = headers[i]
+		}
+	}
+	return lines
+}
+
+// CheckOverlays refuses promptOverlays settings that no overlay of the
+// pack reads, and personalities that are neither on, off nor one of the
+// overlay's styles: a typo must not fall back to a default silently.
+// styles maps each overlay setting of the pack to its style names.
+func (c *Config) CheckOverlays(styles map[string][]string) *diag.Error {
+	if c == nil {
+		return nil
+	}
+	if err := c.checkOverlays("agents.defaults", 1, &c.Agents.Defaults, styles); err != nil {
+		return err
+	}
+	lines := c.listLines()
+	for i := range c.Agents.List {
+		if err := c.checkOverlays("agents.list", lines[i], &c.Agents.List[i].AgentSettings, styles); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+func (c *Config) checkOverlays(table string, line int, a *AgentSettings, styles map[string][]string) *diag.Error {
+	k := keyCheck{c, table + ".promptOverlays.", line}
+	for _, name := range slices.Sorted(maps.Keys(a.PromptOverlays)) {
+		allowed, known := styles[name]
+		if !known {
+			return k.fail(name, "promptOverlays.%s: no overlay of the pack has the setting %q (have %s)", name, name, strings.Join(slices.Sorted(maps.Keys(styles)), ", "))
+		}
+		p := a.PromptOverlays[name].Personality
+		if p == nil || *p == "on" || *p == "off" || slices.Contains(allowed, *p) {
+			continue
+		}
+		return k.fail(name+".personality", "promptOverlays.%s.personality = %q is not allowed (want on, off, %s)", name, *p, strings.Join(allowed, ", "))
+	}
+	return nil
+}
+
 // keyErr places an error at the first definition of key at or after line.
-func (c *Config) keyErr(key string, from int, err error) error {
+func (c *Config) keyErr(key string, from int, err error) *diag.Error {
 	l, col := strict.LocateKeyAfter(c.src, key, from)
-	return &Error{Phase: PhaseConfig, File: c.name, Line: l, Col: col, Err: err}
+	return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: l, Col: col, Err: err}
 }
 
 // Lookup reads a dotted path ("browser.enabled") from the config as
@@ -429,4 +498,21 @@ func (c *Config) Lookup(dotted string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// zones caches time.LoadLocation, which reads the zone database on every
+// call. A location never changes once loaded, so sharing them is safe.
+var zones sync.Map // name -> *time.Location
+
+// LoadZone is time.LoadLocation, loaded once per name.
+func LoadZone(name string) (*time.Location, error) {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	zones.Store(name, loc)
+	return loc, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package pack
 
 import (
 	"go/ast"
@@ -62,14 +62,14 @@ func TestBuiltinNames(t *testing.T) {
 // Parsing a file with parse.Parse against the shared map gives the trees
 // Template.Parse gives with the map copied into the template.
 func TestParseLikeTemplateParse(t *testing.T) {
-	p, errs := loadPack(sysprompt.Pack)
+	p, errs := Load(sysprompt.Pack)
 	require.Empty(t, errs)
 	files := map[string]string{}
 	for _, pf := range p.partials {
 		files[pf.file] = pf.text
 	}
-	for _, sec := range p.sections {
-		files[sec.file] = sec.body
+	for _, sec := range p.Sections {
+		files[sec.File] = sec.Body
 	}
 	files["bad.tmpl"] = "{{ env \"HOME\" }}"
 	files["unclosed.tmpl"] = "a\n{{ if .X }}"

@@ -1,4 +1,9 @@
-package engine
+// Package pack loads a template pack: the manifest, the section files and
+// their front matter, partials, the core tool table and model overlays.
+// It validates them with file, line and column, parses every template
+// once into one set, and checks statically that no stable section reads
+// a volatile field. A loaded Pack is read-only.
+package pack
 
 import (
 	"errors"
@@ -9,7 +14,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
 
@@ -35,12 +41,13 @@ const (
 
 // The names a section may declare in its override key: the three core
 // sections a provider contribution may replace.
-var overrideKeys = []string{"execution_bias", "interaction_style", "tool_call_style"}
+var OverrideKeys = []string{"execution_bias", "interaction_style", "tool_call_style"}
 
 const (
-	manifestPath   = "sections/manifest.toml"
-	sectionsDir    = "sections"
-	templatesDir   = "templates"
+	manifestPath = "sections/manifest.toml"
+	sectionsDir  = "sections"
+	// TemplatesDir holds partials, overlays and the core tool table.
+	TemplatesDir   = "templates"
 	sectionSuffix  = ".md.tmpl"
 	partialSuffix  = ".tmpl"
 	frontMatterSep = "+++"
@@ -58,26 +65,25 @@ type frontMatter struct {
 }
 
 // section is one parsed section file.
-type section struct {
-	id, file string
-	modes    []Mode
-	tier     Tier
-	layer    string
-	override string
-	body     string // template text; front matter lines kept as blank lines so positions match the file
+type Section struct {
+	ID, File string
+	Modes    []Mode
+	Tier     Tier
+	Layer    string
+	Override string
+	Body     string // template text; front matter lines kept as blank lines so positions match the file
 }
 
-func (s *section) hasMode(m Mode) bool { return slices.Contains(s.modes, m) }
+func (s *Section) HasMode(m Mode) bool { return slices.Contains(s.Modes, m) }
 
 // manifest is the decoded sections/manifest.toml.
-type manifest struct {
+type Manifest struct {
 	Product         string            `toml:"product"`
 	IdentitySection string            `toml:"identity_section"`
 	Boundary        string            `toml:"boundary"`
 	Layers          []layerDecl       `toml:"layer"`
 	Harnesses       []harnessDecl     `toml:"harness"`
 	Bootstrap       bootstrapDecl     `toml:"bootstrap"`
-	Skills          skillsDecl        `toml:"skills"`
 	Vars            map[string]string `toml:"vars"`
 }
 
@@ -101,61 +107,49 @@ type harnessFile struct {
 }
 
 type bootstrapDecl struct {
-	Files             []string `toml:"files"`
-	Optional          []string `toml:"optional"`
-	Dynamic           []string `toml:"dynamic"`
-	Subagent          []string `toml:"subagent"`
-	MaxChars          int      `toml:"max_chars"`
-	TotalMaxChars     int      `toml:"total_max_chars"`
-	TruncationWarning string   `toml:"truncation_warning"`
-}
-
-type skillsDecl struct {
-	MaxPromptChars int `toml:"max_prompt_chars"`
-	MaxInPrompt    int `toml:"max_in_prompt"`
+	Files    []string `toml:"files"`
+	Optional []string `toml:"optional"`
+	Dynamic  []string `toml:"dynamic"`
+	Subagent []string `toml:"subagent"`
 }
 
 // harness is a resolved harness: its layers with their sections in order.
-type harness struct {
-	name   string
-	layers []*layer
+type Harness struct {
+	Name   string
+	Layers []*Layer
 	files  map[string]harnessFile
 }
 
-// omit returns the bootstrap files this harness keeps out of the prompt
-// for a request with these tools.
-func (h *harness) omit(tools []Tool) map[string]string {
+// Omit returns the bootstrap files this harness keeps out of the prompt,
+// with the reason, for a request whose tools hasAnyTool reports.
+func (h *Harness) Omit(hasAnyTool func(names ...string) bool) map[string]string {
 	if len(h.files) == 0 {
 		return nil
 	}
-	has := func(names []string) bool {
-		return slices.ContainsFunc(tools, func(t Tool) bool {
-			return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(t.Name, n) })
-		})
-	}
 	out := map[string]string{}
 	for name, f := range h.files {
-		if f.Omit != "" && (len(f.WhenTools) == 0 || has(f.WhenTools)) {
+		if f.Omit != "" && (len(f.WhenTools) == 0 || hasAnyTool(f.WhenTools...)) {
 			out[name] = f.Omit
 		}
 	}
 	return out
 }
 
-type layer struct {
-	name     string
-	sections []*section
+type Layer struct {
+	Name     string
+	Sections []*Section
 }
 
-// pack is a loaded, validated template pack, before template parsing.
-type pack struct {
-	manifest  manifest
-	sections  map[string]*section
-	harnesses map[string]*harness
+// Pack is a loaded, validated template pack, before template parsing.
+type Pack struct {
+	Manifest  Manifest
+	Sections  map[string]*Section
+	Harnesses map[string]*Harness
 	partials  []partialFile
-	tools     []toolEntry // the core tool table, in order
-	overlays  []*overlay  // sorted by file name
-	warnings  []*Error
+	Defaults  config.Defaults // templates/defaults.toml
+	Tools     []ToolEntry     // the core tool table, in order
+	Overlays  []*Overlay      // sorted by file name
+	Warnings  []*diag.Error
 	broken    map[string]bool // section files that failed to load (already reported)
 }
 
@@ -163,23 +157,23 @@ type partialFile struct {
 	file, text string
 }
 
-// loadPack reads and validates a pack. It collects every problem it can
+// Load reads and validates a pack. It collects every problem it can
 // find rather than stopping at the first, so lint can list them all.
-func loadPack(fsys fs.FS) (*pack, ErrorList) {
-	var errs ErrorList
-	p := &pack{sections: map[string]*section{}, harnesses: map[string]*harness{}, broken: map[string]bool{}}
+func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
+	var errs diag.ErrorList
+	p := &Pack{Sections: map[string]*Section{}, Harnesses: map[string]*Harness{}, broken: map[string]bool{}}
 
 	src, err := fs.ReadFile(fsys, manifestPath)
 	if err != nil {
-		return nil, ErrorList{{Phase: PhaseManifest, File: manifestPath, Err: fmt.Errorf("cannot read the manifest: %w", err)}}
+		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: manifestPath, Err: fmt.Errorf("cannot read the manifest: %w", err)}}
 	}
-	if err := strict.TOML(string(src), &p.manifest); err != nil {
-		return nil, ErrorList{posError(PhaseManifest, manifestPath, err)}
+	if err := strict.TOML(string(src), &p.Manifest); err != nil {
+		return nil, diag.ErrorList{diag.Decode(diag.PhaseManifest, manifestPath, err)}
 	}
 
 	files, err := fs.ReadDir(fsys, sectionsDir)
 	if err != nil {
-		return nil, ErrorList{{Phase: PhaseManifest, File: sectionsDir, Err: err}}
+		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: sectionsDir, Err: err}}
 	}
 	for _, f := range files {
 		name := f.Name()
@@ -189,24 +183,26 @@ func loadPack(fsys fs.FS) (*pack, ErrorList) {
 		file := path.Join(sectionsDir, name)
 		text, err := fs.ReadFile(fsys, file)
 		if err != nil {
-			errs = append(errs, &Error{Phase: PhaseFrontMatter, File: file, Err: err})
+			errs = append(errs, &diag.Error{Phase: diag.PhaseFrontMatter, File: file, Err: err})
 			continue
 		}
 		sec, err := parseSection(file, string(text))
 		if err != nil {
-			errs = append(errs, err.(*Error))
+			errs = append(errs, err.(*diag.Error))
 			p.broken[strings.TrimSuffix(name, sectionSuffix)] = true
 			continue
 		}
-		p.sections[sec.id] = sec
+		p.Sections[sec.ID] = sec
 	}
 
 	partials, perrs := readPartials(fsys)
 	p.partials = partials
 	errs = append(errs, perrs...)
-	p.tools, perrs = readTools(fsys)
+	p.Defaults, perrs = readDefaults(fsys)
 	errs = append(errs, perrs...)
-	p.overlays, perrs = readOverlays(fsys)
+	p.Tools, perrs = readTools(fsys)
+	errs = append(errs, perrs...)
+	p.Overlays, perrs = readOverlays(fsys)
 	errs = append(errs, perrs...)
 	errs = append(errs, p.validateManifest(string(src))...)
 	if len(errs) > 0 {
@@ -216,11 +212,11 @@ func loadPack(fsys fs.FS) (*pack, ErrorList) {
 }
 
 // parseSection splits a section file into front matter and body.
-func parseSection(file, text string) (*section, error) {
+func parseSection(file, text string) (*Section, error) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	id := strings.TrimSuffix(path.Base(file), sectionSuffix)
 	fail := func(line, col int, format string, args ...any) error {
-		return &Error{Phase: PhaseFrontMatter, File: file, Line: line, Col: col, Section: id, Err: fmt.Errorf(format, args...)}
+		return &diag.Error{Phase: diag.PhaseFrontMatter, File: file, Line: line, Col: col, Section: id, Err: fmt.Errorf(format, args...)}
 	}
 	lines := strings.SplitAfter(text, "\n")
 	if len(lines) == 0 || strings.TrimRight(lines[0], "\n") != frontMatterSep {
@@ -239,7 +235,7 @@ func parseSection(file, text string) (*section, error) {
 	head := strings.Join(lines[1:end], "")
 	var fm frontMatter
 	if err := strict.TOML(head, &fm); err != nil {
-		e := posError(PhaseFrontMatter, file, err)
+		e := diag.Decode(diag.PhaseFrontMatter, file, err)
 		if e.Line > 0 {
 			e.Line++ // front matter starts on the file's second line
 		}
@@ -253,24 +249,24 @@ func parseSection(file, text string) (*section, error) {
 		}
 		return l + 1, c
 	}
-	sec := &section{id: id, file: file, tier: Tier(fm.Tier), layer: fm.Layer, override: fm.Override}
+	sec := &Section{ID: id, File: file, Tier: Tier(fm.Tier), Layer: fm.Layer, Override: fm.Override}
 	if fm.Modes == nil {
 		return nil, fail(1, 1, "front matter needs modes (a subset of full, minimal, none)")
 	}
 	for _, m := range fm.Modes {
 		switch Mode(m) {
 		case ModeFull, ModeMinimal, ModeNone:
-			if sec.hasMode(Mode(m)) {
+			if sec.HasMode(Mode(m)) {
 				l, c := locate("modes")
 				return nil, fail(l, c, "mode %q is listed twice", m)
 			}
-			sec.modes = append(sec.modes, Mode(m))
+			sec.Modes = append(sec.Modes, Mode(m))
 		default:
 			l, c := locate("modes")
 			return nil, fail(l, c, "unknown mode %q (want full, minimal or none)", m)
 		}
 	}
-	switch sec.tier {
+	switch sec.Tier {
 	case TierStable, TierDynamic:
 	case "":
 		return nil, fail(1, 1, "front matter needs tier (stable or dynamic)")
@@ -278,25 +274,25 @@ func parseSection(file, text string) (*section, error) {
 		l, c := locate("tier")
 		return nil, fail(l, c, "unknown tier %q (want stable or dynamic)", fm.Tier)
 	}
-	if sec.layer == "" {
-		sec.layer = defaultLayer
+	if sec.Layer == "" {
+		sec.Layer = defaultLayer
 	}
-	if sec.override != "" && !slices.Contains(overrideKeys, sec.override) {
+	if sec.Override != "" && !slices.Contains(OverrideKeys, sec.Override) {
 		l, c := locate("override")
-		return nil, fail(l, c, "unknown override %q (want one of %s)", sec.override, strings.Join(overrideKeys, ", "))
+		return nil, fail(l, c, "unknown override %q (want one of %s)", sec.Override, strings.Join(OverrideKeys, ", "))
 	}
 	// Keep the front matter as blank lines so template positions are file positions.
-	sec.body = strings.Repeat("\n", end+1) + strings.Join(lines[end+1:], "")
+	sec.Body = strings.Repeat("\n", end+1) + strings.Join(lines[end+1:], "")
 	return sec, nil
 }
 
 // readPartials reads every *.tmpl file under templates/ (sorted walk).
-func readPartials(fsys fs.FS) ([]partialFile, ErrorList) {
+func readPartials(fsys fs.FS) ([]partialFile, diag.ErrorList) {
 	var out []partialFile
-	var errs ErrorList
-	err := fs.WalkDir(fsys, templatesDir, func(p string, d fs.DirEntry, err error) error {
+	var errs diag.ErrorList
+	err := fs.WalkDir(fsys, TemplatesDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == templatesDir {
+			if errors.Is(err, fs.ErrNotExist) && p == TemplatesDir {
 				return fs.SkipDir
 			}
 			return err
@@ -306,26 +302,26 @@ func readPartials(fsys fs.FS) ([]partialFile, ErrorList) {
 		}
 		text, err := fs.ReadFile(fsys, p)
 		if err != nil {
-			errs = append(errs, &Error{Phase: PhaseParse, File: p, Err: err})
+			errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: p, Err: err})
 			return nil
 		}
 		out = append(out, partialFile{file: p, text: strings.ReplaceAll(string(text), "\r\n", "\n")})
 		return nil
 	})
 	if err != nil {
-		errs = append(errs, &Error{Phase: PhaseParse, File: templatesDir, Err: err})
+		errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: TemplatesDir, Err: err})
 	}
 	return out, errs
 }
 
 // validateManifest checks the manifest against the section files and
 // builds the harnesses.
-func (p *pack) validateManifest(src string) ErrorList {
-	var errs ErrorList
-	m := &p.manifest
+func (p *Pack) validateManifest(src string) diag.ErrorList {
+	var errs diag.ErrorList
+	m := &p.Manifest
 	at := func(key string) (int, int) { return strict.LocateKey(src, key) }
 	fail := func(line, col int, format string, args ...any) {
-		errs = append(errs, &Error{Phase: PhaseManifest, File: manifestPath, Line: line, Col: col, Err: fmt.Errorf(format, args...)})
+		errs = append(errs, &diag.Error{Phase: diag.PhaseManifest, File: manifestPath, Line: line, Col: col, Err: fmt.Errorf(format, args...)})
 	}
 	if strings.TrimSpace(m.Boundary) == "" {
 		fail(1, 1, "boundary is required: the marker line between the stable and dynamic tiers")
@@ -368,7 +364,7 @@ func (p *pack) validateManifest(src string) ErrorList {
 
 	listed := map[string]bool{}
 	for _, d := range all {
-		h := &harness{name: d.harness}
+		h := &Harness{Name: d.harness}
 		if d.hIndex >= 0 {
 			h.files = m.Harnesses[d.hIndex].Files
 		}
@@ -398,11 +394,11 @@ func (p *pack) validateManifest(src string) ErrorList {
 				continue
 			}
 			layerNames[ld.Name] = true
-			ly := &layer{name: ld.Name}
-			var lastDynamic *section
+			ly := &Layer{Name: ld.Name}
+			var lastDynamic *Section
 			for ei, id := range ld.Sections {
 				l, c := pos(ei)
-				sec, ok := p.sections[id]
+				sec, ok := p.Sections[id]
 				if !ok {
 					if !p.broken[id] {
 						fail(l, c, "section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
@@ -415,72 +411,51 @@ func (p *pack) validateManifest(src string) ErrorList {
 				}
 				inHarness[id] = ld.Name
 				listed[id] = true
-				if sec.override != "" {
-					if other, dup := overrides[sec.override]; dup {
-						fail(l, c, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, id, sec.override, d.harness)
+				if sec.Override != "" {
+					if other, dup := overrides[sec.Override]; dup {
+						fail(l, c, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, id, sec.Override, d.harness)
 					}
-					overrides[sec.override] = id
+					overrides[sec.Override] = id
 				}
-				if sec.layer != ld.Name {
-					fail(l, c, "section %q declares layer %q but is listed in layer %q", id, sec.layer, ld.Name)
+				if sec.Layer != ld.Name {
+					fail(l, c, "section %q declares layer %q but is listed in layer %q", id, sec.Layer, ld.Name)
 				}
-				if sec.tier == TierStable && lastDynamic != nil {
-					fail(l, c, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", id, lastDynamic.id, ld.Name)
+				if sec.Tier == TierStable && lastDynamic != nil {
+					fail(l, c, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", id, lastDynamic.ID, ld.Name)
 				}
-				if sec.tier == TierDynamic {
+				if sec.Tier == TierDynamic {
 					lastDynamic = sec
 				}
-				ly.sections = append(ly.sections, sec)
+				ly.Sections = append(ly.Sections, sec)
 			}
-			h.layers = append(h.layers, ly)
+			h.Layers = append(h.Layers, ly)
 		}
-		p.harnesses[h.name] = h
+		p.Harnesses[h.Name] = h
 	}
 
 	if id := m.IdentitySection; id == "" {
 		fail(1, 1, "identity_section is required: the section mode none renders")
-	} else if sec, ok := p.sections[id]; !ok && !p.broken[id] {
+	} else if sec, ok := p.Sections[id]; !ok && !p.broken[id] {
 		l, c := at("identity_section")
 		fail(l, c, "identity_section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
-	} else if ok && !sec.hasMode(ModeNone) {
-		errs = append(errs, &Error{Phase: PhaseFrontMatter, File: sec.file, Line: 2, Col: 1, Section: id,
+	} else if ok && !sec.HasMode(ModeNone) {
+		errs = append(errs, &diag.Error{Phase: diag.PhaseFrontMatter, File: sec.File, Line: 2, Col: 1, Section: id,
 			Err: fmt.Errorf("the identity section must declare mode none: it is what mode none renders")})
 	}
-	if bt := m.Bootstrap.TruncationWarning; bt != "" {
-		if _, err := bootstrap.ParseWarningMode(bt); err != nil {
-			l, c := at("bootstrap.truncation_warning")
-			fail(l, c, "%v", err)
-		}
-	}
-	for _, k := range []struct {
-		key string
-		v   int
-	}{
-		{"bootstrap.max_chars", m.Bootstrap.MaxChars},
-		{"bootstrap.total_max_chars", m.Bootstrap.TotalMaxChars},
-		{"skills.max_prompt_chars", m.Skills.MaxPromptChars},
-		{"skills.max_in_prompt", m.Skills.MaxInPrompt},
-	} {
-		if k.v < 0 {
-			l, c := at(k.key)
-			fail(l, c, "%s must not be negative", k.key)
-		}
-	}
-
-	ids := make([]string, 0, len(p.sections))
-	for id := range p.sections {
+	ids := make([]string, 0, len(p.Sections))
+	for id := range p.Sections {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		if sec := p.sections[id]; id != m.IdentitySection && sec.hasMode(ModeNone) {
-			p.warnings = append(p.warnings, &Error{Phase: PhaseFrontMatter, File: sec.file, Line: 2, Col: 1, Section: id,
+		if sec := p.Sections[id]; id != m.IdentitySection && sec.HasMode(ModeNone) {
+			p.Warnings = append(p.Warnings, &diag.Error{Phase: diag.PhaseFrontMatter, File: sec.File, Line: 2, Col: 1, Section: id,
 				Err: fmt.Errorf("declares mode none, but mode none renders only the identity section %q", m.IdentitySection)})
 		}
 	}
 	for _, id := range ids {
 		if !listed[id] {
-			p.warnings = append(p.warnings, &Error{Phase: PhaseManifest, File: p.sections[id].file, Line: 1, Col: 1,
+			p.Warnings = append(p.Warnings, &diag.Error{Phase: diag.PhaseManifest, File: p.Sections[id].File, Line: 1, Col: 1,
 				Err: fmt.Errorf("section %q is listed in no layer of %s, so it never renders", id, manifestPath)})
 		}
 	}

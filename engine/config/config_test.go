@@ -1,12 +1,13 @@
-package engine_test
+package config_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/config"
 )
 
 const exampleConfig = `
@@ -44,11 +45,11 @@ enabled = true
 `
 
 func TestResolvePrecedence(t *testing.T) {
-	cfg, err := engine.ParseConfig("agents.toml", []byte(exampleConfig))
+	cfg, err := config.Parse("agents.toml", []byte(exampleConfig))
 	require.NoError(t, err)
 
 	// Defaults only.
-	s, err := resolveWith(t, cfg, engine.Request{Agent: "main"})
+	s, err := resolveWith(t, cfg, config.Turn{Agent: "main"})
 	require.NoError(t, err)
 	assert.Equal(t, 9000, s.BootstrapMaxChars, "agents.defaults beats the built-in default")
 	assert.Equal(t, 60000, s.BootstrapTotalMaxChars, "built-in default")
@@ -62,7 +63,7 @@ func TestResolvePrecedence(t *testing.T) {
 	assert.Equal(t, map[string]bool{"voice": true}, s.Plugins)
 
 	// The agent entry beats the defaults; the request beats both.
-	s, err = resolveWith(t, cfg, engine.Request{Agent: "scout", Timezone: "Asia/Kolkata"})
+	s, err = resolveWith(t, cfg, config.Turn{Agent: "scout", Timezone: "Asia/Kolkata"})
 	require.NoError(t, err)
 	assert.Equal(t, 4000, s.BootstrapMaxChars)
 	assert.Equal(t, "Asia/Kolkata", s.UserTimezone)
@@ -72,40 +73,26 @@ func TestResolvePrecedence(t *testing.T) {
 	assert.Empty(t, *s.SkillsAllowlist, "[] means no skills")
 	assert.Equal(t, map[string]string{"gpt5": "on"}, s.PromptOverlays)
 
-	// No config: built-in defaults.
-	s, err = resolveWith(t, nil, engine.Request{})
+	// No config: the pack's defaults.
+	s, err = resolveWith(t, nil, config.Turn{})
 	require.NoError(t, err)
-	assert.Equal(t, engine.DefaultBootstrapMaxChars, s.BootstrapMaxChars)
+	assert.Equal(t, 20000, s.BootstrapMaxChars, "the pack's default")
 	assert.Equal(t, "always", s.TruncationWarning)
 	assert.Equal(t, "suggest", s.DelegationMode)
 }
 
 func TestResolveUnknownAgent(t *testing.T) {
-	cfg, err := engine.ParseConfig("agents.toml", []byte(exampleConfig))
+	cfg, err := config.Parse("agents.toml", []byte(exampleConfig))
 	require.NoError(t, err)
-	_, err = resolveWith(t, cfg, engine.Request{Agent: "mian"})
+	_, err = resolveWith(t, cfg, config.Turn{Agent: "mian"})
 	require.EqualError(t, err, `agents.toml: agent "mian" is not in [[agents.list]] (known: main, scout)`)
 
 	// Without a list, every agent takes the defaults.
-	noList, err := engine.ParseConfig("agents.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 7000\n"))
+	noList, err := config.Parse("agents.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 7000\n"))
 	require.NoError(t, err)
-	s, err := resolveWith(t, noList, engine.Request{Agent: "main"})
+	s, err := resolveWith(t, noList, config.Turn{Agent: "main"})
 	require.NoError(t, err)
 	assert.Equal(t, 7000, s.BootstrapMaxChars)
-}
-
-func TestPackManifestSitsBetweenBuiltinAndConfig(t *testing.T) {
-	p := packWith(t, map[string]string{
-		"sections/manifest.toml": string(mustRead(t, "sections/manifest.toml")) + "\n",
-	})
-	_ = p
-	cfg, err := engine.ParseConfig("c.toml", []byte("[agents.defaults]\nbootstrapTotalMaxChars = 500\n"))
-	require.NoError(t, err)
-	// The manifest's [bootstrap] values apply when the config is silent.
-	res := render(t, minimalPack(t, manifest(`"identity", "d"`)+"\n[bootstrap]\nmax_chars = 123\ntotal_max_chars = 456\n",
-		map[string]string{"d": section(stable, "{{ .Config.BootstrapMaxChars }} {{ .Config.BootstrapTotalMaxChars }}")}),
-		engine.Request{}, engine.WithConfig(cfg))
-	assert.Contains(t, res.Layers[0].Stable, "123 500")
 }
 
 func TestConfigErrors(t *testing.T) {
@@ -128,7 +115,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := engine.ParseConfig("c.toml", []byte(tc.src))
+			_, err := config.Parse("c.toml", []byte(tc.src))
 			require.Error(t, err)
 			assert.Equal(t, tc.want, err.Error())
 		})
@@ -136,27 +123,35 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestExampleConfigParses(t *testing.T) {
-	src := mustReadFile(t, "../examples/agents.toml")
-	cfg, err := engine.ParseConfig("examples/agents.toml", src)
+	src := mustRead(t, "../../examples/agents.toml")
+	cfg, err := config.Parse("examples/agents.toml", src)
 	require.NoError(t, err)
-	s, err := resolveWith(t, cfg, engine.Request{Agent: "scout"})
+	s, err := resolveWith(t, cfg, config.Turn{Agent: "scout"})
 	require.NoError(t, err)
 	assert.Equal(t, 6000, s.BootstrapMaxChars)
 	assert.False(t, s.HeartbeatEnabled)
 	assert.Equal(t, "off", s.PromptOverlays["gpt5"])
 }
 
-// resolveWith resolves req for cfg over a pack without [bootstrap] or
-// [skills] defaults, so only built-in defaults, config and request count.
-func resolveWith(t *testing.T, cfg *engine.Config, req engine.Request) (engine.Settings, error) {
+// defaults stand in for a pack manifest's: values no config key below
+// sets, so a test sees which layer each setting came from.
+var defaults = config.Defaults{
+	BootstrapMaxChars:      20000,
+	BootstrapTotalMaxChars: 60000,
+	TruncationWarning:      "always",
+	MaxSkillsPromptChars:   18000,
+	MaxSkillsInPrompt:      150,
+	HeartbeatPrompt:        "Check HEARTBEAT.md.",
+}
+
+func resolveWith(t *testing.T, cfg *config.Config, turn config.Turn) (config.Settings, error) {
 	t.Helper()
-	var opts []engine.Option
-	if cfg != nil {
-		opts = append(opts, engine.WithConfig(cfg))
-	}
-	p := minimalPack(t, manifest(`"identity"`), nil)
-	addFile(p, "templates/overlays/gpt5.toml", string(mustRead(t, "templates/overlays/gpt5.toml")))
-	e, err := engine.New(p, opts...)
+	return config.Resolve(cfg, defaults, turn)
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
 	require.NoError(t, err)
-	return e.Resolve(req)
+	return b
 }

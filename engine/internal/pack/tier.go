@@ -1,10 +1,12 @@
-package engine
+package pack
 
 import (
 	"fmt"
 	"strings"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
 )
 
 // Static checks over the parsed templates. They run at New, so a pack
@@ -12,8 +14,8 @@ import (
 
 // checkReferences reports {{template "x"}} and {{include "x" …}} calls
 // that name no template.
-func checkReferences(master *template.Template, p *pack) ErrorList {
-	var errs ErrorList
+func checkReferences(master *template.Template, p *Pack) diag.ErrorList {
+	var errs diag.ErrorList
 	for _, t := range sortedTemplates(master) {
 		if t.Tree == nil {
 			continue
@@ -22,7 +24,7 @@ func checkReferences(master *template.Template, p *pack) ErrorList {
 		walk(t.Tree.Root, func(n parse.Node) {
 			name, ok := calledTemplate(n)
 			if ok && master.Lookup(name) == nil {
-				errs = append(errs, nodeError(t.Tree, n, PhaseParse, section,
+				errs = append(errs, diag.Node(t.Tree, n, diag.PhaseParse, section,
 					fmt.Errorf("template %q is not defined in the pack", name)))
 			}
 		})
@@ -30,9 +32,9 @@ func checkReferences(master *template.Template, p *pack) ErrorList {
 	return errs
 }
 
-func sectionOf(p *pack, file string) string {
-	for id, s := range p.sections {
-		if s.file == file {
+func sectionOf(p *Pack, file string) string {
+	for id, s := range p.Sections {
+		if s.File == file {
 			return id
 		}
 	}
@@ -110,15 +112,15 @@ func walkBranch(b *parse.BranchNode, visit func(parse.Node)) {
 // stable sections that read a volatile field: .Field at the top level of
 // the section (where dot is the view), $.Field anywhere, and the same
 // inside partials called with the view as their dot.
-func checkTiers(master *template.Template, p *pack) ErrorList {
-	var errs ErrorList
-	for _, id := range sortedKeys(p.sections) {
-		sec := p.sections[id]
-		t := master.Lookup(sec.file)
+func checkTiers(master *template.Template, p *Pack, fields Fields) diag.ErrorList {
+	var errs diag.ErrorList
+	for _, id := range sortedKeys(p.Sections) {
+		sec := p.Sections[id]
+		t := master.Lookup(sec.File)
 		if t == nil || t.Tree == nil {
 			continue
 		}
-		c := &tierChecker{master: master, section: id, stable: sec.tier == TierStable,
+		c := &tierChecker{master: master, fields: fields, section: id, stable: sec.Tier == TierStable,
 			seen: map[string]bool{}, aliases: map[string]bool{}}
 		c.list(t.Tree, t.Tree.Root, true)
 		errs = append(errs, c.errs...)
@@ -128,25 +130,26 @@ func checkTiers(master *template.Template, p *pack) ErrorList {
 
 type tierChecker struct {
 	master  *template.Template
+	fields  Fields
 	section string
 	stable  bool
 	seen    map[string]bool // partials already checked with the view as dot
 	aliases map[string]bool // variables holding the view ($v := .)
-	errs    ErrorList
+	errs    diag.ErrorList
 }
 
 // field checks one top-level field name read at node n.
 func (c *tierChecker) field(tree *parse.Tree, n parse.Node, name string) {
 	switch {
-	case !viewKeys[name]:
-		hint := "fields: " + strings.Join(sortedKeys(viewKeys), ", ")
-		if near := nearest(name, sortedKeys(viewKeys)); near != "" {
+	case !c.fields.All[name]:
+		hint := "fields: " + strings.Join(sortedKeys(c.fields.All), ", ")
+		if near := nearest(name, sortedKeys(c.fields.All)); near != "" {
 			hint = "did you mean " + near + "?"
 		}
-		c.errs = append(c.errs, nodeError(tree, n, PhaseParse, c.section,
+		c.errs = append(c.errs, diag.Node(tree, n, diag.PhaseParse, c.section,
 			fmt.Errorf("the section data has no field %s (%s)", name, hint)))
-	case c.stable && volatileKeys[name]:
-		c.errs = append(c.errs, nodeError(tree, n, PhaseTier, c.section, &TierError{Field: name}))
+	case c.stable && c.fields.Volatile[name]:
+		c.errs = append(c.errs, diag.Node(tree, n, diag.PhaseTier, c.section, &diag.TierError{Field: name}))
 	}
 }
 

@@ -1,0 +1,257 @@
+package pack
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
+
+	"github.com/sysprompt/sysprompt/engine/internal/strict"
+)
+
+// Data files of a pack: the core tool table and the model overlays.
+
+const (
+	defaultsPath = "templates/defaults.toml"
+	toolsPath    = "templates/tools.toml"
+	overlaysDir  = "templates/overlays"
+)
+
+// ToolEntry is one row of the core tool table.
+type ToolEntry struct {
+	Name    string `toml:"name"`
+	Summary string `toml:"summary"`
+}
+
+// readDefaults reads templates/defaults.toml, the pack's settings
+// defaults: the bottom of the config precedence, and their only source.
+func readDefaults(fsys fs.FS) (config.Defaults, diag.ErrorList) {
+	src, err := fs.ReadFile(fsys, defaultsPath)
+	if err != nil {
+		return config.Defaults{}, diag.ErrorList{{Phase: diag.PhaseManifest, File: defaultsPath,
+			Err: fmt.Errorf("cannot read the pack's defaults: %w", err)}}
+	}
+	var doc struct {
+		Bootstrap struct {
+			MaxChars          int    `toml:"max_chars"`
+			TotalMaxChars     int    `toml:"total_max_chars"`
+			TruncationWarning string `toml:"truncation_warning"`
+		} `toml:"bootstrap"`
+		Skills struct {
+			MaxPromptChars int `toml:"max_prompt_chars"`
+			MaxInPrompt    int `toml:"max_in_prompt"`
+		} `toml:"skills"`
+		Heartbeat struct {
+			Prompt string `toml:"prompt"`
+		} `toml:"heartbeat"`
+	}
+	if err := strict.TOML(string(src), &doc); err != nil {
+		return config.Defaults{}, diag.ErrorList{diag.Decode(diag.PhaseManifest, defaultsPath, err)}
+	}
+	var errs diag.ErrorList
+	fail := func(key, format string, args ...any) {
+		l, c := strict.LocateKey(string(src), key)
+		errs = append(errs, &diag.Error{Phase: diag.PhaseManifest, File: defaultsPath, Line: l, Col: c, Err: fmt.Errorf(format, args...)})
+	}
+	for _, k := range []struct {
+		key string
+		v   int
+	}{
+		{"bootstrap.max_chars", doc.Bootstrap.MaxChars},
+		{"bootstrap.total_max_chars", doc.Bootstrap.TotalMaxChars},
+		{"skills.max_prompt_chars", doc.Skills.MaxPromptChars},
+		{"skills.max_in_prompt", doc.Skills.MaxInPrompt},
+	} {
+		if k.v <= 0 {
+			fail(k.key, "%s must be a positive number (is it missing?)", k.key)
+		}
+	}
+	if _, err := bootstrap.ParseWarningMode(doc.Bootstrap.TruncationWarning); err != nil {
+		fail("bootstrap.truncation_warning", "bootstrap.truncation_warning: %v", err)
+	}
+	if strings.TrimSpace(doc.Heartbeat.Prompt) == "" {
+		fail("heartbeat.prompt", "heartbeat.prompt is empty: it is what a heartbeat turn asks by default")
+	}
+	return config.Defaults{
+		BootstrapMaxChars:      doc.Bootstrap.MaxChars,
+		BootstrapTotalMaxChars: doc.Bootstrap.TotalMaxChars,
+		TruncationWarning:      doc.Bootstrap.TruncationWarning,
+		MaxSkillsPromptChars:   doc.Skills.MaxPromptChars,
+		MaxSkillsInPrompt:      doc.Skills.MaxInPrompt,
+		HeartbeatPrompt:        doc.Heartbeat.Prompt,
+	}, errs
+}
+
+// readTools reads templates/tools.toml; a pack without it has no table.
+func readTools(fsys fs.FS) ([]ToolEntry, diag.ErrorList) {
+	src, err := fs.ReadFile(fsys, toolsPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: toolsPath, Err: err}}
+	}
+	var doc struct {
+		Tool []ToolEntry `toml:"tool"`
+	}
+	if err := strict.TOML(string(src), &doc); err != nil {
+		return nil, diag.ErrorList{diag.Decode(diag.PhaseManifest, toolsPath, err)}
+	}
+	headers := strict.Headers(string(src), "tool")
+	seen := map[string]bool{}
+	for i, t := range doc.Tool {
+		line := 0
+		if i < len(headers) {
+			line = headers[i]
+		}
+		key := strings.ToLower(t.Name)
+		switch {
+		case t.Name == "":
+			return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: toolsPath, Line: line, Col: 1, Err: fmt.Errorf("[[tool]] entry %d has no name", i+1)}}
+		case seen[key]:
+			return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: toolsPath, Line: line, Col: 1, Err: fmt.Errorf("tool %q is listed twice", t.Name)}}
+		}
+		seen[key] = true
+	}
+	return doc.Tool, nil
+}
+
+// overlay is a model-family prompt contribution declared as data.
+type Overlay struct {
+	File         string
+	Name         string                       `toml:"name"`
+	Models       []string                     `toml:"models"`
+	Providers    []string                     `toml:"providers"`
+	Setting      string                       `toml:"setting"`
+	DefaultStyle string                       `toml:"default_style"`
+	StablePrefix string                       `toml:"stable_prefix"`
+	Dynamic      string                       `toml:"dynamic_suffix"`
+	Styles       map[string]map[string]string `toml:"styles"`
+	models       []*regexp.Regexp
+}
+
+// readOverlays reads templates/overlays/*.toml, sorted by file name.
+func readOverlays(fsys fs.FS) ([]*Overlay, diag.ErrorList) {
+	entries, err := fs.ReadDir(fsys, overlaysDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: overlaysDir, Err: err}}
+	}
+	var out []*Overlay
+	var errs diag.ErrorList
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".toml") {
+			continue
+		}
+		file := path.Join(overlaysDir, e.Name())
+		src, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			errs = append(errs, &diag.Error{Phase: diag.PhaseManifest, File: file, Err: err})
+			continue
+		}
+		o := &Overlay{File: file}
+		if err := strict.TOML(string(src), o); err != nil {
+			errs = append(errs, diag.Decode(diag.PhaseManifest, file, err))
+			continue
+		}
+		if err := o.validate(string(src)); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, errs
+}
+
+func (o *Overlay) validate(src string) *diag.Error {
+	fail := func(key string, format string, args ...any) *diag.Error {
+		l, c := strict.LocateKey(src, key)
+		return &diag.Error{Phase: diag.PhaseManifest, File: o.File, Line: l, Col: c, Err: fmt.Errorf(format, args...)}
+	}
+	if o.Name == "" {
+		return fail("name", "an overlay needs a name")
+	}
+	if len(o.Models) == 0 {
+		return fail("models", "overlay %q matches no model: models is empty", o.Name)
+	}
+	for _, m := range o.Models {
+		re, err := regexp.Compile(m)
+		if err != nil {
+			return fail("models", "overlay %q: bad model pattern %q: %v", o.Name, m, err)
+		}
+		o.models = append(o.models, re)
+	}
+	if o.DefaultStyle != "" {
+		if _, ok := o.Styles[o.DefaultStyle]; !ok {
+			return fail("default_style", "overlay %q: default_style %q is not one of its styles", o.Name, o.DefaultStyle)
+		}
+	}
+	for name, style := range o.Styles {
+		if name == "on" || name == "off" {
+			return fail("styles."+name, "overlay %q: a style cannot be called %q (it is a setting value)", o.Name, name)
+		}
+		for k := range style {
+			if !slices.Contains(OverrideKeys, k) {
+				return fail("styles."+name+"."+k, "overlay %q: style %q overrides unknown section %q (want one of %s)", o.Name, name, k, strings.Join(OverrideKeys, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// applies reports whether the overlay matches the run's model and provider.
+func (o *Overlay) Applies(provider, model string) bool {
+	if len(o.Providers) > 0 && !slices.Contains(o.Providers, strings.ToLower(provider)) {
+		return false
+	}
+	for _, re := range o.models {
+		if re.MatchString(model) {
+			return true
+		}
+	}
+	return false
+}
+
+// Style returns the section overrides the overlay adds for a style
+// setting: none for "off"; "on" or "" picks the default style.
+func (o *Overlay) Style(setting string) (map[string]string, error) {
+	style := setting
+	if style == "" || style == "on" {
+		style = o.DefaultStyle
+	}
+	if style == "off" || style == "" {
+		return nil, nil
+	}
+	overrides, ok := o.Styles[style]
+	if !ok {
+		return nil, &diag.Error{Phase: diag.PhaseConfig, File: o.File,
+			Err: fmt.Errorf("overlay %q has no style %q (have %s)", o.Name, style, strings.Join(sortedKeys(o.Styles), ", "))}
+	}
+	return overrides, nil
+}
+
+// Settings maps each overlay setting of the pack to the style names it
+// accepts, for checking a config's promptOverlays.
+func Settings(overlays []*Overlay) map[string][]string {
+	styles := map[string][]string{}
+	for _, o := range overlays {
+		if o.Setting != "" {
+			styles[o.Setting] = append(styles[o.Setting], sortedKeys(o.Styles)...)
+		}
+	}
+	return styles
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
