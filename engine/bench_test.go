@@ -13,6 +13,7 @@ import (
 
 	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/report"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -104,7 +105,7 @@ func BenchmarkRenderWithReport(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = res.Report(nil)
+		_ = report.Build(res, nil)
 	}
 }
 

@@ -22,6 +22,8 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"text/template"
@@ -36,12 +38,13 @@ import (
 
 // Engine is a compiled pack plus the options renders share.
 type Engine struct {
-	pack   *pack.Pack
-	master *template.Template
-	pool   sync.Pool // *renderSet
-	opts   options
-	snap   *snapshot   // cache 1: what was read from workspaces
-	memo   *stableMemo // cache 2: rendered stable tiers
+	pack     *pack.Pack
+	master   *template.Template
+	pool     sync.Pool // *renderSet
+	opts     options
+	outlines map[string]*Outline // by harness name
+	snap     *snapshot           // cache 1: what was read from workspaces
+	memo     *stableMemo         // cache 2: rendered stable tiers
 }
 
 type options struct {
@@ -115,6 +118,7 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 		return nil, errs
 	}
 	e.master = master
+	e.outlines = outlines(p)
 	e.pool.New = func() any { return e.newRenderSet() }
 	if err := e.checkMarkers(); err != nil {
 		return nil, ErrorList{err}
@@ -172,4 +176,47 @@ func (e *Engine) newRenderSet() *renderSet {
 	inc := funcs.NewIncluder(clone, e.opts.includeMax)
 	clone.Funcs(template.FuncMap{"include": inc.Include})
 	return &renderSet{t: clone}
+}
+
+// Outline is how a harness lays out the pack's sections, for tools that
+// explain a result: the layers' sections in manifest order, then the
+// pack's sections no layer of the harness lists.
+type Outline struct {
+	Layers []OutlineLayer
+	Unused []OutlineSection // sorted by id
+}
+
+// OutlineLayer is one layer of a harness and its sections in order.
+type OutlineLayer struct {
+	Name     string
+	Sections []OutlineSection
+}
+
+// OutlineSection is a section id and its tier.
+type OutlineSection struct {
+	ID   string
+	Tier Tier
+}
+
+func outlines(p *pack.Pack) map[string]*Outline {
+	out := make(map[string]*Outline, len(p.Harnesses))
+	for name, h := range p.Harnesses {
+		o := &Outline{}
+		used := map[string]bool{}
+		for _, l := range h.Layers {
+			ol := OutlineLayer{Name: l.Name}
+			for _, sec := range l.Sections {
+				used[sec.ID] = true
+				ol.Sections = append(ol.Sections, OutlineSection{ID: sec.ID, Tier: sec.Tier})
+			}
+			o.Layers = append(o.Layers, ol)
+		}
+		for _, id := range slices.Sorted(maps.Keys(p.Sections)) {
+			if !used[id] {
+				o.Unused = append(o.Unused, OutlineSection{ID: id, Tier: p.Sections[id].Tier})
+			}
+		}
+		out[name] = o
+	}
+	return out
 }

@@ -33,7 +33,9 @@ type Result struct {
 	TruncationWarned    bool
 	Omitted             []Omission     // manifest sections that did not render, and why
 	Skills              skills.Catalog // the skills catalog and what it left out
+	SkillsSize          CatalogSize    // what the catalog costs, measured when it was built
 	Tools               []Tool         // the request's tools, for the report's schema sizes
+	Outline             *Outline       // the harness's sections in manifest order; shared, read-only
 
 	warningMode bootstrap.WarningMode
 }
@@ -107,7 +109,8 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		return nil, err
 	}
 	contrib := mergeContributions(append(overlays, req.Contributions...))
-	res := &Result{Mode: req.Mode, Harness: h.Name, Boundary: e.pack.Manifest.Boundary, Settings: settings, Tools: req.Tools}
+	res := &Result{Mode: req.Mode, Harness: h.Name, Boundary: e.pack.Manifest.Boundary, Settings: settings, Tools: req.Tools,
+		Outline: e.outlines[h.Name]}
 
 	var ws *vfs.Workspace
 	if e.opts.fs != nil && settings.Workspace != "" {
@@ -122,7 +125,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	if err != nil {
 		return nil, err
 	}
-	res.Skills = sk.catalog
+	res.Skills, res.SkillsSize = sk.catalog, sk.size
 	stableFiles, dynamicFiles := splitFiles(files)
 	st := renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: derived{
 		Overrides:     OverrideSet(contrib.overrides),

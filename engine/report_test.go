@@ -2,13 +2,16 @@ package engine_test
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/report"
 )
 
 // budgetPack injects AGENTS.md, SOUL.md and TOOLS.md (all required) with
@@ -42,7 +45,7 @@ optional = []
 	req := budgetPack(t)
 	req.Channel.ID = "telegram"
 	res := render(t, p, req, engine.WithFS(ws))
-	rep := res.Report(nil)
+	rep := report.Build(res, nil)
 
 	assert.Equal(t, "estimate", rep.Tokenizer)
 	b := rep.Bootstrap
@@ -51,7 +54,7 @@ optional = []
 	require.Len(t, b.Files, 3)
 
 	agents, soul, tools := b.Files[0], b.Files[1], b.Files[2]
-	assert.Equal(t, engine.FileReport{Name: "AGENTS.md", Path: "/ws/AGENTS.md", Status: "OK", RawChars: 90, InjectedChars: 90, NearLimit: true}, agents)
+	assert.Equal(t, report.FileReport{Name: "AGENTS.md", Path: "/ws/AGENTS.md", Status: "OK", RawChars: 90, InjectedChars: 90, NearLimit: true}, agents)
 
 	assert.Equal(t, "TRUNCATED", soul.Status)
 	assert.Equal(t, 200, soul.RawChars)
@@ -73,8 +76,8 @@ optional = []
 
 	// Sections: identity, ctx (stable), late (dynamic), with estimate tokens.
 	require.Len(t, rep.Sections, 3)
-	assert.Equal(t, engine.SectionReport{Layer: "system", Tier: engine.TierStable, ID: "identity", Size: engine.Size{Chars: 15, Tokens: 4}}, rep.Sections[0])
-	assert.Equal(t, engine.SectionReport{Layer: "system", Tier: engine.TierDynamic, ID: "late", Size: engine.Size{Chars: 8, Tokens: 2}}, rep.Sections[2])
+	assert.Equal(t, report.SectionReport{Layer: "system", Tier: engine.TierStable, ID: "identity", Size: report.Size{Chars: 15, Tokens: 4}}, rep.Sections[0])
+	assert.Equal(t, report.SectionReport{Layer: "system", Tier: engine.TierDynamic, ID: "late", Size: report.Size{Chars: 8, Tokens: 2}}, rep.Sections[2])
 
 	// Layer sizes are computed, not counted: check them against the text.
 	l := rep.Layers[0]
@@ -92,9 +95,9 @@ func TestReportTools(t *testing.T) {
 		{Name: "ping"},
 	}}
 	res := render(t, minimalPack(t, manifest(`"identity"`), nil), req)
-	rep := res.Report(nil)
+	rep := report.Build(res, nil)
 	// {"properties":{"path":{"type":"string"}},"type":"object"} is 57 characters.
-	assert.Equal(t, []engine.ToolReport{{Name: "read", DescriptionChars: 12, SchemaChars: 57}, {Name: "ping"}}, rep.Tools.Entries)
+	assert.Equal(t, []report.ToolReport{{Name: "read", DescriptionChars: 12, SchemaChars: 57}, {Name: "ping"}}, rep.Tools.Entries)
 	assert.Equal(t, 12, rep.Tools.DescriptionChars)
 	assert.Equal(t, 57, rep.Tools.SchemaChars)
 }
@@ -106,13 +109,13 @@ func (wordCounter) Count(s string) int { return len(strings.Fields(s)) }
 
 func TestReportUsesTheGivenTokenizer(t *testing.T) {
 	res := render(t, minimalPack(t, manifest(`"identity"`), nil), engine.Request{})
-	rep := res.Report(wordCounter{})
+	rep := report.Build(res, wordCounter{})
 	assert.Equal(t, "words", rep.Tokenizer)
 	assert.Equal(t, 4, rep.Sections[0].Tokens, "I am the agent.")
 	assert.Equal(t, 7, rep.Layers[0].Total.Tokens, "I am the agent. <!-- B -->")
 	for _, tc := range []engine.Request{{}, {Mode: engine.ModeNone}} {
 		res := render(t, minimalPack(t, manifest(`"identity", "d"`), map[string]string{"d": section(dynamic, "{{ if .Channel.ID }}x{{ end }}")}), tc)
-		rep := res.Report(nil)
+		rep := report.Build(res, nil)
 		assert.Equal(t, len([]rune(res.Layers[0].Text)), rep.Layers[0].Total.Chars, "no dynamic sections")
 	}
 }
@@ -128,7 +131,7 @@ func TestDiffResults(t *testing.T) {
 	volatile.Runtime.Host = "elsewhere"
 	b, err := e.Render(context.Background(), volatile)
 	require.NoError(t, err)
-	d, err := engine.DiffResults(a, b)
+	d, err := report.Compare(a, b)
 	require.NoError(t, err)
 	assert.True(t, d.StableIdentical())
 	assert.Contains(t, d.Layers[0].DynamicChanged, "runtime")
@@ -137,7 +140,7 @@ func TestDiffResults(t *testing.T) {
 	stable.Workspace.Path = "/ws2"
 	c, err := e.Render(context.Background(), stable)
 	require.NoError(t, err)
-	d, err = engine.DiffResults(a, c)
+	d, err = report.Compare(a, c)
 	require.NoError(t, err)
 	require.False(t, d.StableIdentical())
 	f := d.Layers[0].First
@@ -169,12 +172,54 @@ sections = ["identity", "extra"]
 	require.NoError(t, err)
 	res, err := e.Render(context.Background(), engine.Request{Mode: engine.ModeMinimal, Contributions: []engine.Contribution{{SectionOverrides: map[string]string{"tool_call_style": "provider style"}}}})
 	require.NoError(t, err)
-	got := e.Explain(res)
-	assert.Equal(t, []engine.Explanation{
+	got := report.Explain(res)
+	assert.Equal(t, []report.Explanation{
 		{ID: "identity", Layer: "system", Tier: engine.TierStable, Rendered: true, Chars: 15},
 		{ID: "full", Layer: "system", Tier: engine.TierStable, Reason: "mode not declared"},
 		{ID: "blank", Layer: "system", Tier: engine.TierStable, Reason: "rendered empty"},
 		{ID: "style", Layer: "system", Tier: engine.TierStable, Rendered: true, Chars: 14, Reason: "replaced by a provider override"},
 		{ID: "extra", Tier: engine.TierDynamic, Reason: "not in a layer of this harness"},
 	}, got)
+}
+
+// The catalog figures come from the catalog build, so they hold whatever
+// the partial's layout: here the built-in XML and a restyled list.
+func TestReportSkillSizesFollowTheCatalogPartial(t *testing.T) {
+	ws := workspaceFS(t, map[string]string{
+		"AGENTS.md":           "rules",
+		"skills/a/SKILL.md":   "---\nname: a\ndescription: Short.\n---\nBody.\n",
+		"skills/b/SKILL.md":   "---\nname: b\ndescription: A much longer description of what b does.\n---\nBody.\n",
+		"skills/c&d/SKILL.md": "---\nname: c-d\ndescription: Escaped & located.\n---\nBody.\n",
+	})
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}, Tools: []engine.Tool{{Name: "read"}}}
+	restyled := `{{ define "skills_catalog" }}{{ range .Listed }}* {{ .Name }}: {{ .Description }}
+{{ end }}{{ end }}{{ define "skills_section" }}{{ if .Skills.Listed }}## Skills
+{{ .Skills.Catalog }}{{ end }}{{ end }}`
+	for _, tc := range []struct {
+		name        string
+		pack        fs.FS
+		first, last string // the catalog's first and last lines as printed
+	}{
+		{"built-in", packWith(t, nil), "<available_skills>", "</available_skills>"},
+		{"restyled", packWith(t, map[string]string{"templates/skills.tmpl": restyled}), "* a: Short.", "* c-d: Escaped & located.\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.pack
+			res := render(t, p, req, engine.WithFS(ws))
+			rep := report.Build(res, nil)
+			require.Len(t, rep.Skills.Entries, 3)
+			sum := 0
+			for _, b := range rep.Skills.Entries {
+				assert.Positive(t, b.BlockChars, b.Name)
+				assert.Less(t, b.BlockChars, rep.Skills.CatalogChars)
+				sum += b.BlockChars
+			}
+			assert.LessOrEqual(t, sum, rep.Skills.CatalogChars, "the blocks are parts of the catalog")
+			assert.Greater(t, rep.Skills.Entries[1].BlockChars, rep.Skills.Entries[0].BlockChars, "a longer description costs more")
+			text := res.Layers[0].Text
+			i, j := strings.Index(text, tc.first), strings.Index(text, tc.last)
+			require.True(t, i >= 0 && j > i, "the catalog is in the prompt")
+			assert.Equal(t, utf8.RuneCountInString(text[i:j+len(tc.last)]), rep.Skills.CatalogChars)
+		})
+	}
 }

@@ -35,8 +35,19 @@ type SkillsView struct {
 // see, and the key that stands for the view in the stable memo.
 type sessionSkills struct {
 	catalog skills.Catalog
+	size    CatalogSize
 	view    SkillsView
 	key     memoKey
+}
+
+// CatalogSize is what the skills catalog costs, measured with the pack's
+// catalog partial when the catalog is built, so a report never has to
+// find the catalog in the prompt text.
+type CatalogSize struct {
+	Chars int // the catalog as the partial prints it
+	// Blocks[i] is the characters Skills[i] adds: a catalog listing that
+	// skill alone, less an empty catalog.
+	Blocks []int
 }
 
 // SkillHost holds the host facts skill eligibility needs. The runtime
@@ -138,7 +149,11 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 			}
 			view.Catalog = set.buf.String()
 		}
-		return sessionSkills{catalog: cat, view: view, key: catalogKey(&set.key, &view)}, nil
+		size, err := measureCatalog(set, &view)
+		if err != nil {
+			return sessionSkills{}, err
+		}
+		return sessionSkills{catalog: cat, size: size, view: view, key: catalogKey(&set.key, &view)}, nil
 	})
 }
 
@@ -179,16 +194,43 @@ func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *config.S
 		}
 	}
 	measure := func(list []skills.Skill, descriptions bool, note string) (int, error) {
-		set.buf.Reset()
-		view := SkillsView{Listed: list, Descriptions: descriptions, Note: note}
-		if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, view); err != nil {
-			return 0, err
-		}
-		return utf8.RuneCount(set.buf.Bytes()), nil
+		return catalogChars(set, list, descriptions, note)
 	}
 	cat, err := skills.Build(found, policy, skills.Limits{MaxChars: s.MaxSkillsPromptChars, MaxSkills: s.MaxSkillsInPrompt}, measure)
 	if err != nil {
 		return skills.Catalog{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
 	}
 	return cat, nil
+}
+
+// catalogChars executes the catalog partial for a list and counts its
+// characters.
+func catalogChars(set *renderSet, list []skills.Skill, descriptions bool, note string) (int, error) {
+	set.buf.Reset()
+	view := SkillsView{Listed: list, Descriptions: descriptions, Note: note}
+	if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, view); err != nil {
+		return 0, err
+	}
+	return utf8.RuneCount(set.buf.Bytes()), nil
+}
+
+// measureCatalog sizes a built catalog and each listed skill's block.
+func measureCatalog(set *renderSet, v *SkillsView) (CatalogSize, error) {
+	size := CatalogSize{Chars: utf8.RuneCountInString(v.Catalog)}
+	if len(v.Listed) == 0 {
+		return size, nil
+	}
+	empty, err := catalogChars(set, nil, v.Descriptions, "")
+	if err != nil {
+		return CatalogSize{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
+	}
+	size.Blocks = make([]int, len(v.Listed))
+	for i := range v.Listed {
+		n, err := catalogChars(set, v.Listed[i:i+1], v.Descriptions, "")
+		if err != nil {
+			return CatalogSize{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
+		}
+		size.Blocks[i] = n - empty
+	}
+	return size, nil
 }

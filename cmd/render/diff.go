@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/report"
 )
 
 // errStableDiffers makes diff exit 1 without printing an error line: the
@@ -53,7 +54,7 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return inPack(err, c.pack)
 		}
 	}
-	d, err := engine.DiffResults(results[0], results[1])
+	d, err := report.Compare(results[0], results[1])
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func writeDiff(w io.Writer, a, b string, d engine.Diff) {
+func writeDiff(w io.Writer, a, b string, d report.Diff) {
 	for _, l := range d.Layers {
 		if l.StableIdentical {
 			fmt.Fprintf(w, "%s: stable prefix identical\n", l.Name)

@@ -13,6 +13,7 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/report"
 )
 
 // tiktoken counts tokens exactly with an embedded vocabulary.
@@ -28,17 +29,17 @@ func (t tiktoken) Count(s string) int {
 	if err != nil {
 		// The codec only fails on invalid UTF-8, which the engine never
 		// produces; count what an estimate would rather than crash.
-		return engine.EstimateTokens{}.Count(s)
+		return report.EstimateTokens{}.Count(s)
 	}
 	return n
 }
 
 // newTokenizer returns the tokenizer for -tokenizer NAME.
-func newTokenizer(name string) (engine.Tokenizer, error) {
+func newTokenizer(name string) (report.Tokenizer, error) {
 	var enc tokenizer.Encoding
 	switch name {
 	case "", "estimate":
-		return engine.EstimateTokens{}, nil
+		return report.EstimateTokens{}, nil
 	case "o200k":
 		enc = tokenizer.O200kBase
 	case "cl100k":
@@ -54,7 +55,7 @@ func newTokenizer(name string) (engine.Tokenizer, error) {
 }
 
 // renderFor parses the common flags plus -tokenizer and renders once.
-func renderFor(name string, args []string, stdin io.Reader, stderr io.Writer, extra func(*flag.FlagSet)) (*engine.Engine, *engine.Result, engine.Tokenizer, []string, error) {
+func renderFor(name string, args []string, stdin io.Reader, stderr io.Writer, extra func(*flag.FlagSet)) (*engine.Result, report.Tokenizer, []string, error) {
 	fs := newFlagSet(name, stderr)
 	var c common
 	c.register(fs)
@@ -63,25 +64,25 @@ func renderFor(name string, args []string, stdin io.Reader, stderr io.Writer, ex
 		extra(fs)
 	}
 	if err := parse(fs, args); err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
 	tok, err := newTokenizer(*tokName)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := checkPackDir(c.pack); err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
 	c.preview = true
 	e, req, err := c.load(stdin)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, err
 	}
 	res, err := e.Render(context.Background(), req)
 	if err != nil {
-		return nil, nil, nil, nil, inPack(err, c.pack)
+		return nil, nil, nil, inPack(err, c.pack)
 	}
-	return e, res, tok, fs.Args(), nil
+	return res, tok, fs.Args(), nil
 }
 
 func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -94,14 +95,14 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	default:
 		return &usageError{fmt.Sprintf("report %q: want list, detail or json", view)}
 	}
-	_, res, tok, rest, err := renderFor("report", args, stdin, stderr, nil)
+	res, tok, rest, err := renderFor("report", args, stdin, stderr, nil)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
-	rep := res.Report(tok)
+	rep := report.Build(res, tok)
 	if view == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -173,7 +174,7 @@ func (g *grid) write(w io.Writer) {
 	}
 }
 
-func writeReport(w io.Writer, r engine.Report, detail bool) {
+func writeReport(w io.Writer, r report.Report, detail bool) {
 	fmt.Fprintf(w, "Context report (%s harness, %s mode; tokens: %s)\n", r.Harness, r.Mode, r.Tokenizer)
 	ws := r.Workspace
 	if ws == "" {
@@ -195,7 +196,7 @@ func writeReport(w io.Writer, r engine.Report, detail bool) {
 	}
 }
 
-func writeBootstrap(w io.Writer, b engine.BootstrapReport) {
+func writeBootstrap(w io.Writer, b report.BootstrapReport) {
 	fmt.Fprintf(w, "Bootstrap budget: %s chars per file, %s total; injected %s of %s (%s)%s\n",
 		num(b.MaxChars), num(b.TotalMaxChars), num(b.InjectedChars), num(b.TotalMaxChars), pct(b.InjectedChars, b.TotalMaxChars), mark(b.TotalNearLimit, " near limit"))
 	if b.Truncated > 0 {
@@ -218,7 +219,7 @@ func writeBootstrap(w io.Writer, b engine.BootstrapReport) {
 	g.write(w)
 }
 
-func writeSections(w io.Writer, sections []engine.SectionReport) {
+func writeSections(w io.Writer, sections []report.SectionReport) {
 	fmt.Fprintln(w, "\nSections:")
 	g := newGrid(false, false, false, true, true)
 	g.add("layer", "tier", "section", "chars", "tokens")
@@ -232,7 +233,7 @@ func writeSections(w io.Writer, sections []engine.SectionReport) {
 	g.write(w)
 }
 
-func writeSkills(w io.Writer, sk engine.SkillsReport) {
+func writeSkills(w io.Writer, sk report.SkillsReport) {
 	fmt.Fprintf(w, "\nSkills: %d listed of %d eligible, %d found; catalog %s chars", sk.Listed, sk.Eligible, sk.Found, num(sk.CatalogChars))
 	if !sk.Descriptions && sk.Listed > 0 {
 		fmt.Fprint(w, "; descriptions dropped to fit the budget")
@@ -252,7 +253,7 @@ func writeSkills(w io.Writer, sk engine.SkillsReport) {
 	}
 }
 
-func writeTools(w io.Writer, tl engine.ToolsReport) {
+func writeTools(w io.Writer, tl report.ToolsReport) {
 	fmt.Fprintf(w, "\nTools: %d; descriptions %s chars; JSON schemas %s chars (count toward context, not shown as text)\n",
 		len(tl.Entries), num(tl.DescriptionChars), num(tl.SchemaChars))
 	if len(tl.Entries) > 0 {
@@ -267,7 +268,7 @@ func writeTools(w io.Writer, tl engine.ToolsReport) {
 
 // writeDetail adds the largest skills and tool schemas, skills not
 // listed and sections left out.
-func writeDetail(w io.Writer, r engine.Report) {
+func writeDetail(w io.Writer, r report.Report) {
 	sk, tl := r.Skills, r.Tools
 	fmt.Fprintln(w, "\nTop skills by catalog block:")
 	g := newGrid(false, true)
@@ -306,7 +307,7 @@ func mark(on bool, text string) string {
 }
 
 func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e, res, _, rest, err := renderFor("explain", args, stdin, stderr, nil)
+	res, _, rest, err := renderFor("explain", args, stdin, stderr, nil)
 	if err != nil {
 		return err
 	}
@@ -314,7 +315,7 @@ func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	g := newGrid(false, false, false, false, false)
-	for _, x := range e.Explain(res) {
+	for _, x := range report.Explain(res) {
 		status := "rendered"
 		detail := fmt.Sprintf("%s chars", num(x.Chars))
 		if x.Reason != "" {

@@ -10,8 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/report"
 )
 
 // Known token counts, from the tokenizers' reference implementation.
@@ -87,7 +86,7 @@ func TestDiffExitCodes(t *testing.T) {
 
 	code, out, _ = cli("diff", "-json", "-workspace", p("ws"), p("a.toml"), p("stable.toml"))
 	assert.Equal(t, 1, code)
-	var d engine.Diff
+	var d report.Diff
 	require.NoError(t, json.Unmarshal([]byte(out), &d))
 	assert.Equal(t, "current_time", d.Layers[0].First.SectionB, "B gains the time zone section")
 
@@ -112,7 +111,7 @@ func TestReportCommand(t *testing.T) {
 
 	code, out, _ = cli("report", "json", "-tokenizer", "cl100k", "-workspace", p("ws"), "-request", p("r.toml"))
 	require.Equal(t, 0, code)
-	var rep engine.Report
+	var rep report.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Equal(t, "cl100k", rep.Tokenizer)
 	assert.Equal(t, 900, rep.Bootstrap.Files[0].RawChars)

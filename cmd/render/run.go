@@ -69,11 +69,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		err = &usageError{fmt.Sprintf("unknown command %q (want lint, eject, report, explain, diff, snapshots, watch, or flags for a render)", cmd)}
 	}
-	return report(err, stderr)
+	return exitCode(err, stderr)
 }
 
-// report prints err as one line and returns the exit code for it.
-func report(err error, stderr io.Writer) int {
+// exitCode prints err as one line and returns the exit code for it.
+func exitCode(err error, stderr io.Writer) int {
 	var ue *usageError
 	switch {
 	case err == nil:

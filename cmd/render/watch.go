@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/report"
 )
 
 // debounce is how long watch waits after a change for more changes
@@ -236,13 +237,13 @@ func promptText(res *engine.Result) string {
 
 // status is the one line watch prints after each render.
 func status(prev, cur *engine.Result) string {
-	rep := cur.Report(nil)
+	rep := report.Build(cur, nil)
 	if prev == nil {
 		return fmt.Sprintf("-- rendered: %s chars, %s tokens", num(rep.Total.Chars), num(rep.Total.Tokens))
 	}
-	old := prev.Report(nil)
+	old := report.Build(prev, nil)
 	delta := fmt.Sprintf("%s chars, %s tokens", signed(rep.Total.Chars-old.Total.Chars), signed(rep.Total.Tokens-old.Total.Tokens))
-	d, err := engine.DiffResults(prev, cur)
+	d, err := report.Compare(prev, cur)
 	if err != nil {
 		return "-- harness changed; " + delta
 	}

@@ -1,68 +1,12 @@
-package engine
+package report
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sysprompt/sysprompt/engine"
 )
-
-// Explanation says what happened to one section of the pack in a render.
-type Explanation struct {
-	ID       string `json:"id"`
-	Layer    string `json:"layer,omitempty"`
-	Tier     Tier   `json:"tier"`
-	Rendered bool   `json:"rendered"`
-	Chars    int    `json:"chars,omitempty"`
-	Reason   string `json:"reason,omitempty"` // why it did not render, or "provider override"
-}
-
-// Reasons an explanation gives beyond the Omission ones.
-const (
-	ExplainOverride   = "replaced by a provider override"
-	ExplainNotInHarns = "not in a layer of this harness"
-)
-
-// Explain lists every section of the pack for a result of this engine:
-// the harness's sections in manifest order, rendered or not and why, then
-// the pack's other sections, which this harness does not use.
-func (e *Engine) Explain(res *Result) []Explanation {
-	h := e.pack.Harnesses[res.Harness]
-	omitted := map[string]string{}
-	for _, o := range res.Omitted {
-		omitted[o.Layer+"/"+o.ID] = o.Reason
-	}
-	rendered := map[string]RenderedSection{}
-	for _, l := range res.Layers {
-		for _, s := range l.Sections {
-			rendered[l.Name+"/"+s.ID] = s
-		}
-	}
-	var out []Explanation
-	used := map[string]bool{}
-	if h != nil {
-		for _, l := range h.Layers {
-			for _, sec := range l.Sections {
-				used[sec.ID] = true
-				x := Explanation{ID: sec.ID, Layer: l.Name, Tier: sec.Tier}
-				if s, ok := rendered[l.Name+"/"+sec.ID]; ok {
-					x.Rendered, x.Chars = true, s.Chars
-					if s.Overridden {
-						x.Reason = ExplainOverride
-					}
-				} else {
-					x.Reason = omitted[l.Name+"/"+sec.ID]
-				}
-				out = append(out, x)
-			}
-		}
-	}
-	for _, id := range sortedKeys(e.pack.Sections) {
-		if !used[id] {
-			out = append(out, Explanation{ID: id, Tier: e.pack.Sections[id].Tier, Reason: ExplainNotInHarns})
-		}
-	}
-	return out
-}
 
 // Diff compares the prompts of two renders layer by layer: are the stable prefixes byte-identical, and if not, where do they first differ.
 type Diff struct {
@@ -102,14 +46,14 @@ type DiffAt struct {
 // excerptChars is how much text a diff shows on each side.
 const excerptChars = 60
 
-// DiffResults compares a and b, which must come from the same harness.
-func DiffResults(a, b *Result) (Diff, error) {
+// Compare compares a and b, which must come from the same harness.
+func Compare(a, b *engine.Result) (Diff, error) {
 	if a.Harness != b.Harness {
 		return Diff{}, fmt.Errorf("cannot compare harness %q with harness %q", a.Harness, b.Harness)
 	}
 	var d Diff
 	for i := range max(len(a.Layers), len(b.Layers)) {
-		var la, lb Layer
+		var la, lb engine.Layer
 		if i < len(a.Layers) {
 			la = a.Layers[i]
 		}
@@ -157,7 +101,7 @@ func lineCol(text string, off int) (int, int) {
 
 // sectionAt names the section holding byte off, or the gap before the
 // next one ("between a and b"), or "end of the stable prefix".
-func sectionAt(l Layer, off int) string {
+func sectionAt(l engine.Layer, off int) string {
 	for i, s := range l.Sections {
 		if off >= s.Start && off < s.End {
 			return s.ID
@@ -193,12 +137,12 @@ func excerpt(s string, off int) string {
 
 // dynamicChanges lists the dynamic sections whose text differs or that
 // exist on one side only, in the order they appear.
-func dynamicChanges(a, b Layer) []string {
-	text := func(l Layer) (map[string]string, []string) {
+func dynamicChanges(a, b engine.Layer) []string {
+	text := func(l engine.Layer) (map[string]string, []string) {
 		m := map[string]string{}
 		var order []string
 		for _, s := range l.Sections {
-			if s.Tier == TierDynamic {
+			if s.Tier == engine.TierDynamic {
 				m[s.ID] = l.Text[s.Start:s.End]
 				order = append(order, s.ID)
 			}

@@ -1,10 +1,15 @@
-package engine
+// Package report holds the tools over a rendered result: the context
+// report (where the characters and tokens go), Explain (what happened to
+// each section of the pack) and Compare (where two prompts' stable
+// prefixes part). They read only an engine.Result, never the renderer's
+// internals, and never parse the prompt text.
+package report
 
 import (
 	"sort"
-	"strings"
 	"unicode/utf8"
 
+	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/skills"
 )
@@ -34,17 +39,17 @@ const NearLimitRatio = 0.85
 // stable prefix that caching depends on. JSON keys are part of the
 // documented interface.
 type Report struct {
-	Tokenizer string          `json:"tokenizer"`
-	Mode      Mode            `json:"mode"`
-	Harness   string          `json:"harness"`
-	Workspace string          `json:"workspace"`
-	Bootstrap BootstrapReport `json:"bootstrap"`
-	Layers    []LayerReport   `json:"layers"`
-	Sections  []SectionReport `json:"sections"`
-	Omitted   []Omission      `json:"omitted"`
-	Skills    SkillsReport    `json:"skills"`
-	Tools     ToolsReport     `json:"tools"`
-	Total     Size            `json:"total"` // every layer's text
+	Tokenizer string            `json:"tokenizer"`
+	Mode      engine.Mode       `json:"mode"`
+	Harness   string            `json:"harness"`
+	Workspace string            `json:"workspace"`
+	Bootstrap BootstrapReport   `json:"bootstrap"`
+	Layers    []LayerReport     `json:"layers"`
+	Sections  []SectionReport   `json:"sections"`
+	Omitted   []engine.Omission `json:"omitted"`
+	Skills    SkillsReport      `json:"skills"`
+	Tools     ToolsReport       `json:"tools"`
+	Total     Size              `json:"total"` // every layer's text
 }
 
 // Size is a character count and its token count.
@@ -92,9 +97,9 @@ type LayerReport struct {
 
 // SectionReport sizes one rendered section.
 type SectionReport struct {
-	Layer string `json:"layer"`
-	Tier  Tier   `json:"tier"`
-	ID    string `json:"id"`
+	Layer string      `json:"layer"`
+	Tier  engine.Tier `json:"tier"`
+	ID    string      `json:"id"`
 	Size
 	Overridden bool `json:"overridden,omitempty"`
 }
@@ -134,9 +139,9 @@ type ToolReport struct {
 	SchemaChars      int    `json:"schema_chars"`
 }
 
-// Report builds the context report for this result. tok may be nil for
-// the ceil(chars/4) estimate.
-func (r *Result) Report(tok Tokenizer) Report {
+// Build builds the context report for a result. tok may be nil for the
+// ceil(chars/4) estimate.
+func Build(r *engine.Result, tok Tokenizer) Report {
 	if tok == nil {
 		tok = EstimateTokens{}
 	}
@@ -150,7 +155,7 @@ func (r *Result) Report(tok Tokenizer) Report {
 		Layers:    make([]LayerReport, 0, len(r.Layers)),
 	}
 	if rep.Omitted == nil {
-		rep.Omitted = []Omission{}
+		rep.Omitted = []engine.Omission{}
 	}
 	rep.Bootstrap = bootstrapReport(r)
 	_, estimate := tok.(EstimateTokens)
@@ -169,7 +174,7 @@ func (r *Result) Report(tok Tokenizer) Report {
 		for _, s := range l.Sections {
 			rep.Sections = append(rep.Sections, SectionReport{Layer: l.Name, Tier: s.Tier, ID: s.ID, Overridden: s.Overridden,
 				Size: size(l.Text[s.Start:s.End], s.Chars)})
-			if s.Tier == TierStable {
+			if s.Tier == engine.TierStable {
 				stableChars += s.Chars
 				nStable++
 			} else {
@@ -197,7 +202,7 @@ func (r *Result) Report(tok Tokenizer) Report {
 	return rep
 }
 
-func sectionCount(layers []Layer) int {
+func sectionCount(layers []engine.Layer) int {
 	n := 0
 	for _, l := range layers {
 		n += len(l.Sections)
@@ -205,7 +210,7 @@ func sectionCount(layers []Layer) int {
 	return n
 }
 
-func bootstrapReport(r *Result) BootstrapReport {
+func bootstrapReport(r *engine.Result) BootstrapReport {
 	b := BootstrapReport{
 		MaxChars:         r.Settings.BootstrapMaxChars,
 		TotalMaxChars:    r.Settings.BootstrapTotalMaxChars,
@@ -230,76 +235,28 @@ func bootstrapReport(r *Result) BootstrapReport {
 	return b
 }
 
-// skillsReport sizes the catalog from the rendered text: each listed
-// skill's block is the "<skill>…</skill>" run that names it, so the
-// figures are what the model reads whatever the partial's layout.
-func skillsReport(r *Result) SkillsReport {
+// skillsReport takes the catalog's figures from the catalog build.
+func skillsReport(r *engine.Result) SkillsReport {
 	c := r.Skills
 	s := SkillsReport{Found: c.Found, Eligible: c.Eligible, Listed: c.Listed, Descriptions: c.Descriptions, Note: c.Note,
-		Entries: make([]SkillBlock, 0, len(c.Skills)), Skipped: c.Skipped, Problems: c.Problems}
+		CatalogChars: r.SkillsSize.Chars, Entries: make([]SkillBlock, 0, len(c.Skills)), Skipped: c.Skipped, Problems: c.Problems}
 	if s.Skipped == nil {
 		s.Skipped = []skills.Skipped{}
 	}
 	if s.Problems == nil {
 		s.Problems = []skills.Problem{}
 	}
-	blocks := map[string]int{} // escaped location -> block chars
-	for _, l := range r.Layers {
-		catalog, _, ok := element(l.Text, "<available_skills>", "</available_skills>")
-		if !ok {
-			continue
+	for i, sk := range c.Skills {
+		b := SkillBlock{Name: sk.Name, Location: sk.Location}
+		if i < len(r.SkillsSize.Blocks) {
+			b.BlockChars = r.SkillsSize.Blocks[i]
 		}
-		s.CatalogChars += utf8.RuneCountInString(catalog)
-		for rest := catalog; ; {
-			block, after, ok := element(rest, "<skill>", "</skill>")
-			if !ok {
-				break
-			}
-			if n := between(block, "<location>", "</location>"); n != "" {
-				blocks[n] = utf8.RuneCountInString(block)
-			}
-			rest = after
-		}
-	}
-	for _, sk := range c.Skills {
-		s.Entries = append(s.Entries, SkillBlock{Name: sk.Name, Location: sk.Location, BlockChars: blocks[xmlEscape(sk.Location)]})
+		s.Entries = append(s.Entries, b)
 	}
 	return s
 }
 
-// element returns the first run of s from open through the close that
-// follows it, and what comes after; ok is false when there is none.
-func element(s, open, close string) (run, after string, ok bool) {
-	i := strings.Index(s, open)
-	if i < 0 {
-		return "", "", false
-	}
-	j := strings.Index(s[i:], close)
-	if j < 0 {
-		return "", "", false
-	}
-	end := i + j + len(close)
-	return s[i:end], s[end:], true
-}
-
-func between(s, open, close string) string {
-	i := strings.Index(s, open)
-	if i < 0 {
-		return ""
-	}
-	s = s[i+len(open):]
-	j := strings.Index(s, close)
-	if j < 0 {
-		return ""
-	}
-	return s[:j]
-}
-
-var xmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
-
-func xmlEscape(s string) string { return xmlReplacer.Replace(s) }
-
-func toolsReport(tools []Tool) ToolsReport {
+func toolsReport(tools []engine.Tool) ToolsReport {
 	t := ToolsReport{Entries: make([]ToolReport, 0, len(tools))}
 	for _, tool := range tools {
 		schema := 0
