@@ -11,6 +11,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/skills"
+	"github.com/sysprompt/sysprompt/engine/view"
 )
 
 // The stable tier is a pure function of the stable inputs (the tier
@@ -38,7 +39,7 @@ type memoKey [2]uint64
 // stable value the dynamic sections may read too.
 type stableTier struct {
 	layers    []memoLayer
-	toolLines []ToolLine
+	toolLines []view.ToolLine
 }
 
 // memoLayer is one layer's stable tier: the outcomes of its stable
@@ -269,7 +270,7 @@ func (k *keyEncoder) files(files []bootstrap.File) {
 
 // catalogKey encodes the skills view a catalog gives templates. It is
 // computed once per built catalog, not per render.
-func catalogKey(k *keyEncoder, v *SkillsView) memoKey {
+func catalogKey(k *keyEncoder, v *view.SkillsView) memoKey {
 	k.reset()
 	if v.Listed == nil {
 		k.uint(nilMark)

@@ -9,6 +9,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/skills"
+	"github.com/sysprompt/sysprompt/engine/view"
 )
 
 // stableKey writes every field of these types by hand. A field added to
@@ -21,7 +22,7 @@ func TestStableKeyCoversEveryField(t *testing.T) {
 		reflect.TypeFor[skills.Skill]():        9,
 		reflect.TypeFor[skills.Metadata]():     5,
 		reflect.TypeFor[skills.Requirements](): 4,
-		reflect.TypeFor[SkillsView]():          5,
+		reflect.TypeFor[view.SkillsView]():     5,
 		reflect.TypeFor[Workspace]():           2,
 		reflect.TypeFor[Docs]():                3,
 		reflect.TypeFor[Sandbox]():             4,
@@ -50,8 +51,8 @@ func TestStableKeyFollowsStableInputs(t *testing.T) {
 				ModelAliases: map[string]string{"s": "x/y"},
 			}, &derived{
 				Config:    config.Settings{SkillsAllowlist: &list, Plugins: map[string]bool{"p": true}},
-				Files:     FileList{{Name: "AGENTS.md", Content: "hello"}},
-				Overrides: OverrideSet{"tool_call_style": "x"},
+				Files:     view.FileList{{Name: "AGENTS.md", Content: "hello"}},
+				Overrides: view.OverrideSet{"tool_call_style": "x"},
 			}
 	}
 	r0, d0 := base()
@@ -93,29 +94,29 @@ func TestStableKeyFollowsStableInputs(t *testing.T) {
 
 	r, d := base()
 	r.Date, r.Channel.ChatType, r.Owners, r.Session.Key = "2026-01-01T00:00:00Z", "group", []string{"x"}, "k"
-	d.DynamicFiles, d.DynamicSuffix, d.Truncation.Warn = FileList{{Name: "HEARTBEAT.md"}}, "s", true
+	d.DynamicFiles, d.DynamicSuffix, d.Truncation.Warn = view.FileList{{Name: "HEARTBEAT.md"}}, "s", true
 	assert.Equal(t, want, stableKey(&k, "embedded", r, d, memoKey{1, 2}), "volatile inputs must not move the key")
 }
 
 // The catalog key moves with what templates see of the catalog.
 func TestCatalogKeyFollowsTheView(t *testing.T) {
 	var k keyEncoder
-	view := func() *SkillsView {
-		return &SkillsView{Listed: []skills.Skill{{Name: "a", Version: "v1", Meta: skills.Metadata{OS: []string{"linux"}}}}, Descriptions: true}
+	newView := func() *view.SkillsView {
+		return &view.SkillsView{Listed: []skills.Skill{{Name: "a", Version: "v1", Meta: skills.Metadata{OS: []string{"linux"}}}}, Descriptions: true}
 	}
-	want := catalogKey(&k, view())
-	for name, change := range map[string]func(v *SkillsView){
-		"version":      func(v *SkillsView) { v.Listed[0].Version = "v2" },
-		"os":           func(v *SkillsView) { v.Listed[0].Meta.OS = nil },
-		"descriptions": func(v *SkillsView) { v.Descriptions = false },
-		"note":         func(v *SkillsView) { v.Note = "1 of 2" },
-		"eligible":     func(v *SkillsView) { v.Eligible = 2 },
-		"catalog":      func(v *SkillsView) { v.Catalog = "<available_skills/>" },
-		"none":         func(v *SkillsView) { v.Listed = nil },
+	want := catalogKey(&k, newView())
+	for name, change := range map[string]func(v *view.SkillsView){
+		"version":      func(v *view.SkillsView) { v.Listed[0].Version = "v2" },
+		"os":           func(v *view.SkillsView) { v.Listed[0].Meta.OS = nil },
+		"descriptions": func(v *view.SkillsView) { v.Descriptions = false },
+		"note":         func(v *view.SkillsView) { v.Note = "1 of 2" },
+		"eligible":     func(v *view.SkillsView) { v.Eligible = 2 },
+		"catalog":      func(v *view.SkillsView) { v.Catalog = "<available_skills/>" },
+		"none":         func(v *view.SkillsView) { v.Listed = nil },
 	} {
-		v := view()
+		v := newView()
 		change(v)
 		assert.NotEqual(t, want, catalogKey(&k, v), name)
 	}
-	assert.Equal(t, want, catalogKey(&k, view()))
+	assert.Equal(t, want, catalogKey(&k, newView()))
 }

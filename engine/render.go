@@ -17,6 +17,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/skills"
+	"github.com/sysprompt/sysprompt/engine/view"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -128,15 +129,15 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	res.Skills, res.SkillsSize = sk.catalog, sk.size
 	stableFiles, dynamicFiles := splitFiles(files)
 	st := renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: derived{
-		Overrides:     OverrideSet(contrib.overrides),
+		Overrides:     view.OverrideSet(contrib.overrides),
 		Skills:        sk.view,
 		Config:        settings,
-		Pack:          PackInfo{Product: e.pack.Manifest.Product, Vars: e.pack.Manifest.Vars},
+		Pack:          view.PackInfo{Product: e.pack.Manifest.Product, Vars: e.pack.Manifest.Vars},
 		Files:         stableFiles,
 		StablePrefix:  contrib.stablePrefix,
 		DynamicFiles:  dynamicFiles,
 		DynamicSuffix: contrib.dynamicSuffix,
-		Truncation:    TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
+		Truncation:    view.TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
 	}}
 
 	if res.Layers, err = st.renderLayers(h, stableKey(&set.key, h.Name, req, &st.d, sk.key)); err != nil {
@@ -229,7 +230,7 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 // splitFiles returns the files above the boundary and those below. Load
 // lists the stable ones first, so both are views of one array, capped so
 // that neither reaches into the other.
-func splitFiles(r bootstrap.Result) (stable, dynamic FileList) {
+func splitFiles(r bootstrap.Result) (stable, dynamic view.FileList) {
 	k := slices.IndexFunc(r.Files, func(f bootstrap.File) bool { return f.Dynamic })
 	if k < 0 {
 		return r.Files, nil

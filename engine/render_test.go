@@ -163,7 +163,7 @@ func TestToolsInTemplates(t *testing.T) {
 	e, err := engine.New(p)
 	require.NoError(t, err)
 	_, err = e.Render(context.Background(), req)
-	require.ErrorContains(t, err, "sections/s.md.tmpl:5:22: section s: can't evaluate field Schema in type engine.ToolInfo")
+	require.ErrorContains(t, err, "sections/s.md.tmpl:5:22: section s: can't evaluate field Schema in type view.ToolInfo")
 }
 
 func TestExecErrorsAreTyped(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/skills"
+	"github.com/sysprompt/sysprompt/engine/view"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -20,23 +21,12 @@ import (
 // engine also executes it to measure the catalog against its budget.
 const catalogPartial = "skills_catalog"
 
-// SkillsView is what templates see of the skills catalog.
-type SkillsView struct {
-	Listed       []skills.Skill // sorted by name
-	Descriptions bool           // false when the budget dropped descriptions
-	Note         string         // "N of M skills listed" when skills were dropped
-	Eligible     int
-	// Catalog is the skills_catalog partial's output for this view,
-	// rendered once when the catalog is built, not on every turn.
-	Catalog string
-}
-
 // sessionSkills is a built catalog: what the report sees, what templates
 // see, and the key that stands for the view in the stable memo.
 type sessionSkills struct {
 	catalog skills.Catalog
 	size    CatalogSize
-	view    SkillsView
+	view    view.SkillsView
 	key     memoKey
 }
 
@@ -133,7 +123,7 @@ func (e *Engine) managedSkillsDir() string {
 // view in the stable memo.
 func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *config.Settings, ws *vfs.Workspace) (sessionSkills, error) {
 	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || (ws == nil && e.managedSkillsDir() == "" && len(e.opts.skillRoots) == 0) {
-		return sessionSkills{key: catalogKey(&set.key, &SkillsView{})}, nil
+		return sessionSkills{key: catalogKey(&set.key, &view.SkillsView{})}, nil
 	}
 	session := req.Session.Key + "\x00" + req.Session.ID
 	return e.snap.skillsFor(session, s.Workspace, skillsPolicyKey(&set.key, s), req.Session.Reset, func() (sessionSkills, error) {
@@ -141,19 +131,19 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 		if err != nil {
 			return sessionSkills{}, err
 		}
-		view := SkillsView{Listed: cat.Skills, Descriptions: cat.Descriptions, Note: cat.Note, Eligible: cat.Eligible}
-		if len(view.Listed) > 0 {
+		sv := view.SkillsView{Listed: cat.Skills, Descriptions: cat.Descriptions, Note: cat.Note, Eligible: cat.Eligible}
+		if len(sv.Listed) > 0 {
 			set.buf.Reset()
-			if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, SkillsView{Listed: view.Listed, Descriptions: view.Descriptions, Note: view.Note}); err != nil {
+			if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, view.SkillsView{Listed: sv.Listed, Descriptions: sv.Descriptions, Note: sv.Note}); err != nil {
 				return sessionSkills{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("rendering the skills catalog: %w", err)}
 			}
-			view.Catalog = set.buf.String()
+			sv.Catalog = set.buf.String()
 		}
-		size, err := measureCatalog(set, &view)
+		size, err := measureCatalog(set, &sv)
 		if err != nil {
 			return sessionSkills{}, err
 		}
-		return sessionSkills{catalog: cat, size: size, view: view, key: catalogKey(&set.key, &view)}, nil
+		return sessionSkills{catalog: cat, size: size, view: sv, key: catalogKey(&set.key, &sv)}, nil
 	})
 }
 
@@ -207,15 +197,15 @@ func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *config.S
 // characters.
 func catalogChars(set *renderSet, list []skills.Skill, descriptions bool, note string) (int, error) {
 	set.buf.Reset()
-	view := SkillsView{Listed: list, Descriptions: descriptions, Note: note}
-	if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, view); err != nil {
+	sv := view.SkillsView{Listed: list, Descriptions: descriptions, Note: note}
+	if err := set.t.ExecuteTemplate(&set.buf, catalogPartial, sv); err != nil {
 		return 0, err
 	}
 	return utf8.RuneCount(set.buf.Bytes()), nil
 }
 
 // measureCatalog sizes a built catalog and each listed skill's block.
-func measureCatalog(set *renderSet, v *SkillsView) (CatalogSize, error) {
+func measureCatalog(set *renderSet, v *view.SkillsView) (CatalogSize, error) {
 	size := CatalogSize{Chars: utf8.RuneCountInString(v.Catalog)}
 	if len(v.Listed) == 0 {
 		return size, nil

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
+	"github.com/sysprompt/sysprompt/engine/view"
 )
 
 // Template data. A section's dot is a struct built at init (viewType):
@@ -21,15 +21,15 @@ import (
 // Derived view keys: values the engine computes for templates.
 const (
 	keyConfig        = "Config"        // Settings (stable)
-	keyPack          = "Pack"          // PackInfo (stable)
-	keyFiles         = "Files"         // FileList of stable bootstrap files (stable)
+	keyPack          = "Pack"          // view.PackInfo (stable)
+	keyFiles         = "Files"         // view.FileList of stable bootstrap files (stable)
 	keyStablePrefix  = "StablePrefix"  // merged provider stable prefixes (stable)
-	keyDynamicFiles  = "DynamicFiles"  // FileList below the boundary (volatile)
+	keyDynamicFiles  = "DynamicFiles"  // view.FileList below the boundary (volatile)
 	keyDynamicSuffix = "DynamicSuffix" // merged provider dynamic suffixes (volatile)
-	keyTruncation    = "Truncation"    // TruncationInfo (volatile: the warning state changes between turns)
-	keyToolLines     = "ToolLines"     // []ToolLine in table order (stable)
-	keySkills        = "Skills"        // SkillsView (stable)
-	keyOverrides     = "Overrides"     // OverrideSet of the active provider overrides (stable)
+	keyTruncation    = "Truncation"    // view.TruncationInfo (volatile: the warning state changes between turns)
+	keyToolLines     = "ToolLines"     // []view.ToolLine in table order (stable)
+	keySkills        = "Skills"        // view.SkillsView (stable)
+	keyOverrides     = "Overrides"     // view.OverrideSet of the active provider overrides (stable)
 )
 
 // derivedVolatile are the derived keys only dynamic sections may read.
@@ -38,126 +38,14 @@ var derivedVolatile = []string{keyDynamicFiles, keyDynamicSuffix, keyTruncation}
 // derivedStable are the derived keys every section may read.
 var derivedStable = []string{keyConfig, keyPack, keyFiles, keyStablePrefix, keyToolLines, keySkills, keyOverrides}
 
-// PackInfo is what templates know about the pack itself.
-type PackInfo struct {
-	Product string            // product name used in headings, default "OpenClaw"
-	Vars    map[string]string // free-form [vars] from the manifest
-}
-
-// TruncationInfo tells the notice section whether to speak.
-type TruncationInfo struct {
-	Warn  bool     // show the truncation notice this turn
-	Files []string // names of the files that were cut
-}
-
-// OverrideSet is the provider section overrides in force this render,
-// keyed by override name, so one section can react to another being
-// replaced (the exec-approval line steps aside for a provider's own
-// tool-call style).
-type OverrideSet map[string]string
-
-// Has reports whether the named override is in force.
-func (o OverrideSet) Has(name string) bool { _, ok := o[name]; return ok }
-
-// ToolInfo is what templates see of a tool: its name and description.
-// Its JSON schema is not template data: providers send schemas as tool
-// definitions, never as prompt text, and the context report counts them
-// from the request. Keeping schemas out of the prompt's inputs also keeps
-// them out of the stable memo key.
-type ToolInfo struct {
-	Name        string
-	Description string
-}
-
 // toolInfos converts the request's tools for templates.
-func toolInfos(tools []Tool) ToolList {
+func toolInfos(tools []Tool) view.ToolList {
 	if tools == nil {
 		return nil
 	}
-	out := make(ToolList, len(tools))
+	out := make(view.ToolList, len(tools))
 	for i, t := range tools {
-		out[i] = ToolInfo{Name: t.Name, Description: t.Description}
-	}
-	return out
-}
-
-// ToolList is the request's tools with case-insensitive lookups.
-type ToolList []ToolInfo
-
-// Has reports whether a tool of that name (any case) is available.
-func (l ToolList) Has(name string) bool { return l.Get(name) != nil }
-
-// HasAny reports whether any of the named tools is available.
-func (l ToolList) HasAny(names ...string) bool {
-	for _, n := range names {
-		if l.Has(n) {
-			return true
-		}
-	}
-	return false
-}
-
-// Get returns the tool with that name (any case), or nil.
-func (l ToolList) Get(name string) *ToolInfo {
-	for i := range l {
-		if strings.EqualFold(l[i].Name, name) {
-			return &l[i]
-		}
-	}
-	return nil
-}
-
-// Names returns the tool names as given.
-func (l ToolList) Names() []string {
-	out := make([]string, len(l))
-	for i, t := range l {
-		out[i] = t.Name
-	}
-	return out
-}
-
-// FileList is a list of bootstrap files as templates see them.
-type FileList []bootstrap.File
-
-// Get returns the file with that name, or nil.
-func (l FileList) Get(name string) *bootstrap.File {
-	for i := range l {
-		if l[i].Name == name {
-			return &l[i]
-		}
-	}
-	return nil
-}
-
-// Injected returns the files that inject text (including markers).
-func (l FileList) Injected() FileList {
-	var out FileList
-	for _, f := range l {
-		if f.Content != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// Except returns the injected files whose names are not listed.
-func (l FileList) Except(names ...string) FileList {
-	var out FileList
-	for _, f := range l.Injected() {
-		if !slices.Contains(names, f.Name) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// Only returns the injected files whose names are listed, in list order.
-func (l FileList) Only(names ...string) FileList {
-	var out FileList
-	for _, f := range l.Injected() {
-		if slices.Contains(names, f.Name) {
-			out = append(out, f)
-		}
+		out[i] = view.ToolInfo{Name: t.Name, Description: t.Description}
 	}
 	return out
 }
@@ -185,17 +73,17 @@ type viewField struct {
 // per derived key, named as the key.
 type derived struct {
 	Config        config.Settings
-	Pack          PackInfo
-	Files         FileList
+	Pack          view.PackInfo
+	Files         view.FileList
 	StablePrefix  string
-	DynamicFiles  FileList
+	DynamicFiles  view.FileList
 	DynamicSuffix string
-	Truncation    TruncationInfo
-	ToolLines     []ToolLine
-	Skills        SkillsView
-	Overrides     OverrideSet
+	Truncation    view.TruncationInfo
+	ToolLines     []view.ToolLine
+	Skills        view.SkillsView
+	Overrides     view.OverrideSet
 
-	tools ToolList // the Tools view field (a request field in another type)
+	tools view.ToolList // the Tools view field (a request field in another type)
 }
 
 // derivedIndex maps each derived key to its field in derived.
@@ -229,7 +117,7 @@ func newViewType(keep func(name string) bool) viewType {
 		}
 		typ, tools := rt.Field(f.index).Type, f.key == "Tools"
 		if tools {
-			typ = reflect.TypeFor[ToolList]()
+			typ = reflect.TypeFor[view.ToolList]()
 			vt.tools = true
 		}
 		sf = append(sf, reflect.StructField{Name: f.key, Type: typ})
@@ -276,16 +164,10 @@ func (vt viewType) build(req *Request, d *derived) any {
 	return v.Interface()
 }
 
-// ToolLine is one line of the tool list templates print.
-type ToolLine struct {
-	Name    string
-	Summary string
-}
-
 // toolLines orders the request's tools: core tools in table order, then
 // the others sorted by lowercase name. Names are trimmed and de-duplicated
 // case-insensitively; the first spelling wins.
-func toolLines(table []pack.ToolEntry, tools []Tool) []ToolLine {
+func toolLines(table []pack.ToolEntry, tools []Tool) []view.ToolLine {
 	byName := map[string]Tool{}
 	var order []string
 	for _, t := range tools {
@@ -298,13 +180,13 @@ func toolLines(table []pack.ToolEntry, tools []Tool) []ToolLine {
 		byName[key] = t
 		order = append(order, key)
 	}
-	lines := make([]ToolLine, 0, len(order))
+	lines := make([]view.ToolLine, 0, len(order))
 	core := map[string]bool{}
 	for _, e := range table {
 		key := strings.ToLower(e.Name)
 		core[key] = true
 		if t, ok := byName[key]; ok {
-			lines = append(lines, ToolLine{Name: t.Name, Summary: e.Summary})
+			lines = append(lines, view.ToolLine{Name: t.Name, Summary: e.Summary})
 		}
 	}
 	var rest []string
@@ -317,7 +199,7 @@ func toolLines(table []pack.ToolEntry, tools []Tool) []ToolLine {
 	for _, key := range rest {
 		t := byName[key]
 		summary, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
-		lines = append(lines, ToolLine{Name: t.Name, Summary: strings.TrimSpace(summary)})
+		lines = append(lines, view.ToolLine{Name: t.Name, Summary: strings.TrimSpace(summary)})
 	}
 	return lines
 }

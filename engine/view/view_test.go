@@ -1,0 +1,42 @@
+package view
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
+)
+
+func TestToolListLooksUpAnyCase(t *testing.T) {
+	l := ToolList{{Name: "Read", Description: "reads"}, {Name: "exec"}}
+	assert.True(t, l.Has("read"))
+	assert.False(t, l.Has("write"))
+	assert.True(t, l.HasAny("write", "EXEC"))
+	assert.False(t, l.HasAny())
+	assert.Equal(t, "reads", l.Get("READ").Description)
+	assert.Nil(t, l.Get("nope"))
+	assert.Equal(t, []string{"Read", "exec"}, l.Names())
+}
+
+func TestFileListFilters(t *testing.T) {
+	l := FileList{
+		{Name: "AGENTS.md", Status: bootstrap.StatusOK, Content: "rules"},
+		{Name: "SOUL.md", Status: bootstrap.StatusMissing},
+		{Name: "TOOLS.md", Status: bootstrap.StatusTruncated, Content: "tools"},
+		{Name: "USER.md", Status: bootstrap.StatusOK, Content: "me"},
+	}
+	names := func(l FileList) (out []string) {
+		for _, f := range l {
+			out = append(out, f.Name)
+		}
+		return out
+	}
+	assert.Equal(t, "SOUL.md", l.Get("SOUL.md").Name)
+	assert.Nil(t, l.Get("soul.md"), "file names are exact")
+	assert.Equal(t, []string{"AGENTS.md", "TOOLS.md", "USER.md"}, names(l.Injected()), "a missing file injects nothing")
+	assert.Equal(t, []string{"AGENTS.md", "TOOLS.md"}, names(l.Except("USER.md")))
+	assert.Equal(t, []string{"USER.md"}, names(l.Only("SOUL.md", "USER.md")), "only injected files")
+	assert.True(t, OverrideSet{"tool_call_style": "x"}.Has("tool_call_style"))
+	assert.False(t, OverrideSet{}.Has("tool_call_style"))
+}
