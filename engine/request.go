@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
@@ -232,37 +234,47 @@ func (r *Request) validate() error {
 	return nil
 }
 
-// requestField is one template-visible request field and its tier.
-type requestField struct {
+// field is one template-visible field of Request or derived and its tier.
+type field struct {
 	key   string // template name: the Go field name
 	index int
 	tier  Tier
 }
 
-// requestFields and volatileKeys are read once from Request's tier tags.
-var requestFields, volatileKeys = func() ([]requestField, map[string]bool) {
-	var fields []requestField
-	volatile := map[string]bool{}
-	t := reflect.TypeFor[Request]()
+// tieredFields reads the tier tags of a struct: every field is "stable",
+// "volatile" or "-" (not template data).
+func tieredFields(t reflect.Type) []field {
+	var fields []field
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		switch tag := f.Tag.Get("tier"); tag {
 		case "stable":
-			fields = append(fields, requestField{f.Name, i, TierStable})
+			fields = append(fields, field{f.Name, i, TierStable})
 		case "volatile":
-			fields = append(fields, requestField{f.Name, i, TierDynamic})
-			volatile[f.Name] = true
+			fields = append(fields, field{f.Name, i, TierDynamic})
 		case "-":
 		default:
-			panic(fmt.Sprintf("engine: Request.%s has tier tag %q; want stable, volatile or -", f.Name, tag))
+			panic(fmt.Sprintf("engine: %s.%s has tier tag %q; want stable, volatile or -", t.Name(), f.Name, tag))
 		}
 	}
-	// Derived view keys that are volatile (see view.go).
-	for _, k := range derivedVolatile {
-		volatile[k] = true
-	}
-	return fields, volatile
-}()
+	return fields
+}
+
+// requestFields and derivedFields are read once from the tier tags;
+// volatileKeys are the names only dynamic sections may read.
+var (
+	requestFields = tieredFields(reflect.TypeFor[Request]())
+	derivedFields = tieredFields(reflect.TypeFor[derived]())
+	volatileKeys  = func() map[string]bool {
+		m := map[string]bool{}
+		for _, f := range append(slices.Clip(requestFields), derivedFields...) {
+			if f.tier == TierDynamic {
+				m[f.key] = true
+			}
+		}
+		return m
+	}()
+)
 
 // VolatileFields lists the template names of the volatile fields, sorted.
 func VolatileFields() []string {
@@ -289,4 +301,78 @@ func loadZone(name string) (*time.Location, error) {
 	}
 	zones.Store(name, loc)
 	return loc, nil
+}
+
+// normalizeBlock prepares provider text for the prompt: CRLF to LF,
+// trailing spaces stripped from each line, runs of blank lines folded to
+// one (the prompt never holds more outside workspace files), trimmed.
+// Empty means absent.
+func normalizeBlock(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return tidy(strings.Join(lines, "\n"), nil)
+}
+
+// merged is several contributions combined: prefixes and
+// suffixes joined with a blank line with duplicates dropped, overrides
+// later-wins.
+type merged struct {
+	stablePrefix  string
+	dynamicSuffix string
+	overrides     map[string]string
+}
+
+func mergeContributions(list []Contribution) merged {
+	var prefixes, suffixes []string
+	overrides := map[string]string{}
+	for _, c := range list {
+		if p := normalizeBlock(c.StablePrefix); p != "" && !slices.Contains(prefixes, p) {
+			prefixes = append(prefixes, p)
+		}
+		if s := normalizeBlock(c.DynamicSuffix); s != "" && !slices.Contains(suffixes, s) {
+			suffixes = append(suffixes, s)
+		}
+		// Apply in sorted key order so the result never depends on map order.
+		for _, k := range sortedKeys(c.SectionOverrides) {
+			if v := normalizeBlock(c.SectionOverrides[k]); v != "" {
+				overrides[k] = v
+			}
+		}
+	}
+	return merged{
+		stablePrefix:  strings.Join(prefixes, "\n\n"),
+		dynamicSuffix: strings.Join(suffixes, "\n\n"),
+		overrides:     overrides,
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// overlayContributions returns the contributions of every overlay that
+// applies to the run, in file order.
+func (e *Engine) overlayContributions(req *Request, s *config.Settings) ([]Contribution, error) {
+	var out []Contribution
+	for _, o := range e.pack.Overlays {
+		if !o.Applies(req.Runtime.Provider, req.Runtime.Model) {
+			continue
+		}
+		setting := ""
+		if o.Setting != "" {
+			setting = s.PromptOverlays[o.Setting]
+		}
+		overrides, err := o.Style(setting)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Contribution{StablePrefix: o.StablePrefix, DynamicSuffix: o.Dynamic, SectionOverrides: overrides})
+	}
+	return out, nil
 }

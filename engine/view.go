@@ -18,26 +18,6 @@ import (
 // is how the cache tier is enforced at render time (New checks it
 // statically too).
 
-// Derived view keys: values the engine computes for templates.
-const (
-	keyConfig        = "Config"        // Settings (stable)
-	keyPack          = "Pack"          // view.PackInfo (stable)
-	keyFiles         = "Files"         // view.FileList of stable bootstrap files (stable)
-	keyStablePrefix  = "StablePrefix"  // merged provider stable prefixes (stable)
-	keyDynamicFiles  = "DynamicFiles"  // view.FileList below the boundary (volatile)
-	keyDynamicSuffix = "DynamicSuffix" // merged provider dynamic suffixes (volatile)
-	keyTruncation    = "Truncation"    // view.TruncationInfo (volatile: the warning state changes between turns)
-	keyToolLines     = "ToolLines"     // []view.ToolLine in table order (stable)
-	keySkills        = "Skills"        // view.SkillsView (stable)
-	keyOverrides     = "Overrides"     // view.OverrideSet of the active provider overrides (stable)
-)
-
-// derivedVolatile are the derived keys only dynamic sections may read.
-var derivedVolatile = []string{keyDynamicFiles, keyDynamicSuffix, keyTruncation}
-
-// derivedStable are the derived keys every section may read.
-var derivedStable = []string{keyConfig, keyPack, keyFiles, keyStablePrefix, keyToolLines, keySkills, keyOverrides}
-
 // toolInfos converts the request's tools for templates.
 func toolInfos(tools []Tool) view.ToolList {
 	if tools == nil {
@@ -69,36 +49,22 @@ type viewField struct {
 	tools   bool // Tools: filled from derived.tools
 }
 
-// derived holds the values the engine computes for templates, one field
-// per derived key, named as the key.
+// derived holds the values the engine computes for templates; a field's
+// name is its template name and its tier tag says which sections see it.
 type derived struct {
-	Config        config.Settings
-	Pack          view.PackInfo
-	Files         view.FileList
-	StablePrefix  string
-	DynamicFiles  view.FileList
-	DynamicSuffix string
-	Truncation    view.TruncationInfo
-	ToolLines     []view.ToolLine
-	Skills        view.SkillsView
-	Overrides     view.OverrideSet
+	Config        config.Settings     `tier:"stable"`
+	Pack          view.PackInfo       `tier:"stable"`
+	Files         view.FileList       `tier:"stable"`   // bootstrap files above the boundary
+	StablePrefix  string              `tier:"stable"`   // merged provider stable prefixes
+	DynamicFiles  view.FileList       `tier:"volatile"` // bootstrap files below the boundary
+	DynamicSuffix string              `tier:"volatile"` // merged provider dynamic suffixes
+	Truncation    view.TruncationInfo `tier:"volatile"` // the warning state changes between turns
+	ToolLines     []view.ToolLine     `tier:"stable"`   // in the core table's order
+	Skills        view.SkillsView     `tier:"stable"`
+	Overrides     view.OverrideSet    `tier:"stable"` // the provider overrides in force
 
-	tools view.ToolList // the Tools view field (a request field in another type)
+	tools view.ToolList `tier:"-"` // the Tools view field (a request field in another type)
 }
-
-// derivedIndex maps each derived key to its field in derived.
-var derivedIndex = func() map[string]int {
-	m := map[string]int{}
-	t := reflect.TypeFor[derived]()
-	for _, k := range append(append([]string{}, derivedStable...), derivedVolatile...) {
-		f, ok := t.FieldByName(k)
-		if !ok {
-			panic("engine: derived has no field for key " + k)
-		}
-		m[k] = f.Index[0]
-	}
-	return m
-}()
 
 var (
 	stableView = newViewType(func(name string) bool { return !volatileKeys[name] })
@@ -123,14 +89,14 @@ func newViewType(keep func(name string) bool) viewType {
 		sf = append(sf, reflect.StructField{Name: f.key, Type: typ})
 		vt.fields = append(vt.fields, viewField{name: f.key, request: f.index, derived: -1, tools: tools})
 	}
-	for _, k := range append(append([]string{}, derivedStable...), derivedVolatile...) {
-		if !keep(k) {
+	dt := reflect.TypeFor[derived]()
+	for _, f := range derivedFields {
+		if !keep(f.key) {
 			continue
 		}
-		i := derivedIndex[k]
-		vt.toolLines = vt.toolLines || k == keyToolLines
-		sf = append(sf, reflect.StructField{Name: k, Type: reflect.TypeFor[derived]().Field(i).Type})
-		vt.fields = append(vt.fields, viewField{name: k, request: -1, derived: i})
+		vt.toolLines = vt.toolLines || f.key == "ToolLines"
+		sf = append(sf, reflect.StructField{Name: f.key, Type: dt.Field(f.index).Type})
+		vt.fields = append(vt.fields, viewField{name: f.key, request: -1, derived: f.index})
 	}
 	vt.typ = reflect.StructOf(sf)
 	return vt
