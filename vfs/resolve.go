@@ -115,17 +115,9 @@ func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, fs.
 		if hops++; hops > maxLinkHops {
 			return "", nil, refuse(reasonLinkLoop)
 		}
-		reader, ok := w.fsys.(afero.LinkReader)
-		if !ok {
-			return "", nil, refuse(reasonLinkUnread)
-		}
-		target, err := reader.ReadlinkIfPossible(real)
+		elems, fromRoot, err := w.readLink(name, rel, real)
 		if err != nil {
-			return "", nil, fmt.Errorf("resolving %s: %w", w.Display(rel), err)
-		}
-		elems, fromRoot, ok := w.linkTarget(target)
-		if !ok {
-			return "", nil, refuse(reasonLinkOut)
+			return "", nil, err
 		}
 		if fromRoot {
 			done = nil
@@ -137,6 +129,25 @@ func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, fs.
 		last = nil // the root itself: not walked
 	}
 	return w.real(strings.Join(done, "/")), last, nil
+}
+
+// readLink reads the symlink at real and returns its target's components
+// relative to the root, and whether they start from the root; a target
+// out of the root, or a filesystem that cannot read links, is refused.
+func (w *Workspace) readLink(name, rel, real string) (elems string, fromRoot bool, err error) {
+	reader, ok := w.fsys.(afero.LinkReader)
+	if !ok {
+		return "", false, &RefusedError{Name: name, Reason: reasonLinkUnread}
+	}
+	target, err := reader.ReadlinkIfPossible(real)
+	if err != nil {
+		return "", false, fmt.Errorf("resolving %s: %w", w.Display(rel), err)
+	}
+	elems, fromRoot, ok = w.linkTarget(target)
+	if !ok {
+		return "", false, &RefusedError{Name: name, Reason: reasonLinkOut}
+	}
+	return elems, fromRoot, nil
 }
 
 // linkTarget splits a symlink target into slash-separated components to
