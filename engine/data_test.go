@@ -127,6 +127,9 @@ func TestOverlayValidation(t *testing.T) {
 
 func TestHarnessFileRouting(t *testing.T) {
 	m := manifest(`"identity", "ctx"`) + `
+[bootstrap]
+files = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "MEMORY.md"]
+
 [[harness]]
 name = "codex"
 [harness.files]

@@ -10,9 +10,9 @@
 // Rules that are ours to pick, in short:
 //   - Content is normalised before it is counted: CRLF becomes LF and
 //     trailing white space is trimmed. Budgets count code points.
-//   - Stable files are charged first, dynamic ones (HEARTBEAT.md, startup
-//     daily memory) against what is left, so a dynamic file can never change
-//     what a stable one gets.
+//   - Stable files are charged first, dynamic ones (those listed in
+//     Options.DynamicFiles, and startup daily memory) against what is left,
+//     so a dynamic file can never change what a stable one gets.
 //   - A required file that is missing, refused (escaping path, symlink out
 //     of the workspace), a directory or unreadable becomes MISSING with the
 //     missing marker and the reason; an optional one is absent when missing
@@ -58,12 +58,6 @@ const (
 	CauseTotal   Cause = "total limit"
 )
 
-// Default budgets, in code points.
-const (
-	DefaultMaxChars      = 20000
-	DefaultTotalMaxChars = 60000
-)
-
 // minStart is the remaining total below which no further file starts.
 const minStart = 64
 
@@ -103,24 +97,25 @@ type Markers interface {
 	Binary(display string) string
 }
 
-// Options says which files to consider and how to budget them. Nil slices
-// take the defaults below; an empty non-nil slice means none.
+// Options says which files to consider and how to budget them. The caller
+// supplies the file lists and the budgets; the engine takes them from the
+// template pack. A nil list is the same as an empty one and means none.
 type Options struct {
-	// Files are the candidate names in order. Default: AGENTS.md SOUL.md
-	// TOOLS.md IDENTITY.md USER.md HEARTBEAT.md BOOTSTRAP.md MEMORY.md
-	// memory.md.
+	// Files are the candidate names in order. With none, only startup
+	// daily memory and what the hook adds are loaded.
 	Files []string
 	// Optional names are silently absent when missing; other names get the
-	// missing marker. Default: HEARTBEAT.md BOOTSTRAP.md MEMORY.md memory.md.
+	// missing marker.
 	Optional []string
-	// DynamicFiles go below the cache boundary. Default: HEARTBEAT.md.
+	// DynamicFiles go below the cache boundary.
 	DynamicFiles []string
-	// SubagentFiles are all a sub-agent session gets. Default: AGENTS.md
-	// TOOLS.md.
+	// SubagentFiles are all a sub-agent session gets; none means a
+	// sub-agent session gets no bootstrap files.
 	SubagentFiles []string
 
-	MaxChars      int // per file; DefaultMaxChars when <= 0
-	TotalMaxChars int // all files; DefaultTotalMaxChars when <= 0
+	// Budgets in code points; both are required and must be positive.
+	MaxChars      int // per file
+	TotalMaxChars int // all files together
 
 	Session   string // "main" (also ""), "subagent", "cron" or "heartbeat"
 	BrandNew  bool   // the workspace is brand-new: BOOTSTRAP.md is allowed
@@ -156,8 +151,8 @@ type Reader interface {
 // Result is the outcome of Load.
 type Result struct {
 	Files          []File // stable files in list order, then dynamic ones
-	MaxChars       int    // the effective per-file budget
-	TotalMaxChars  int    // the effective total budget
+	MaxChars       int    // the per-file budget, Options.MaxChars
+	TotalMaxChars  int    // the total budget, Options.TotalMaxChars
 	TotalRaw       int
 	TotalInjected  int
 	TotalNearLimit bool // TotalInjected >= 85% of TotalMaxChars
@@ -177,15 +172,6 @@ func (r Result) Dynamic() []File {
 	return slices.DeleteFunc(slices.Clone(r.Files), func(f File) bool { return !f.Dynamic })
 }
 
-func defaultFiles() []string {
-	return []string{"AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
-		"HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md", "memory.md"}
-}
-
-func defaultOptional() []string {
-	return []string{"HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md", "memory.md"}
-}
-
 // Load resolves, reads and budgets the bootstrap files of ws. Bad options,
 // a failing hook and a hook or replace path outside the workspace are
 // errors; a problem with one file is reported on that File instead.
@@ -195,6 +181,12 @@ func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 	}
 	if opts.Markers == nil {
 		return Result{}, errors.New("bootstrap: Options.Markers is nil")
+	}
+	if opts.MaxChars <= 0 {
+		return Result{}, fmt.Errorf("bootstrap: Options.MaxChars must be positive, got %d", opts.MaxChars)
+	}
+	if opts.TotalMaxChars <= 0 {
+		return Result{}, fmt.Errorf("bootstrap: Options.TotalMaxChars must be positive, got %d", opts.TotalMaxChars)
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("bootstrap: %w", err)

@@ -43,9 +43,6 @@ func symlinkOrSkip(t *testing.T, target, link string) {
 // render.
 func loadWithin(t *testing.T, ws Reader, opts Options) (Result, error) {
 	t.Helper()
-	if opts.Markers == nil {
-		opts.Markers = testMarkers{}
-	}
 	type outcome struct {
 		res Result
 		err error
@@ -72,7 +69,10 @@ func TestLoadRefusesSymlinkedDirOutside(t *testing.T) {
 	outside := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "2026-11-29.md"), []byte("TOP SECRET memory"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "pirate.md"), []byte("TOP SECRET persona"), 0o644))
-	startup := Options{Files: []string{"AGENTS.md"}, Startup: true, Today: "2026-11-29", Yesterday: "2026-11-28"}
+	startup := testOptions(func(o *Options) {
+		o.Files = []string{"AGENTS.md"}
+		o.Startup, o.Today, o.Yesterday = true, "2026-11-29", "2026-11-28"
+	})
 	// The refusal comes at the directory, so yesterday's file, which does
 	// not exist outside either, is reported too rather than left absent.
 	refusedDaily := []string{"AGENTS.md OK",
@@ -101,7 +101,7 @@ func TestLoadRefusesSymlinkedDirOutside(t *testing.T) {
 	t.Run("required file through a linked directory", func(t *testing.T) {
 		dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "rules"})
 		symlinkOrSkip(t, outside, filepath.Join(dir, "personas"))
-		res, err := loadWithin(t, ws, Options{Files: []string{"AGENTS.md", "personas/pirate.md"}})
+		res, err := loadWithin(t, ws, testOptions(func(o *Options) { o.Files = []string{"AGENTS.md", "personas/pirate.md"} }))
 		require.NoError(t, err)
 		assert.Equal(t, []string{"AGENTS.md OK", "personas/pirate.md MISSING (symlink points outside the workspace)"}, outline(res))
 		assert.Equal(t, "[MISSING] Expected at: "+dir+"/personas/pirate.md", res.Files[1].Content)
@@ -109,8 +109,9 @@ func TestLoadRefusesSymlinkedDirOutside(t *testing.T) {
 	t.Run("replace target through a linked directory is an error", func(t *testing.T) {
 		dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "rules"})
 		symlinkOrSkip(t, outside, filepath.Join(dir, "personas"))
-		_, err := loadWithin(t, ws, Options{Files: []string{"AGENTS.md", "SOUL.md"},
-			Replace: map[string]string{"SOUL.md": "personas/pirate.md"}})
+		_, err := loadWithin(t, ws, testOptions(func(o *Options) {
+			o.Files, o.Replace = []string{"AGENTS.md", "SOUL.md"}, map[string]string{"SOUL.md": "personas/pirate.md"}
+		}))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "SOUL.md -> personas/pirate.md")
 		assert.Contains(t, err.Error(), "symlink points outside the workspace")
@@ -132,7 +133,7 @@ func TestLoadSeesSymlinkRetargets(t *testing.T) {
 	dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "rules", "a.md": "persona a", "b.md": "persona b"})
 	link := filepath.Join(dir, "SOUL.md")
 	symlinkOrSkip(t, "a.md", link)
-	opts := Options{Files: []string{"AGENTS.md", "SOUL.md"}}
+	opts := testOptions(func(o *Options) { o.Files = []string{"AGENTS.md", "SOUL.md"} })
 	soul := func() File { return mustLoad(t, ws, opts).Files[1] }
 
 	assert.Equal(t, "persona a", soul().Content)
@@ -155,7 +156,7 @@ func TestLoadDuplicatesByFileIdentity(t *testing.T) {
 	dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "rules"})
 	agents, soul := filepath.Join(dir, "AGENTS.md"), filepath.Join(dir, "SOUL.md")
 	require.NoError(t, os.Link(agents, soul))
-	opts := Options{Files: []string{"AGENTS.md", "SOUL.md"}}
+	opts := testOptions(func(o *Options) { o.Files = []string{"AGENTS.md", "SOUL.md"} })
 	assert.Equal(t, []string{"AGENTS.md OK"}, outline(mustLoad(t, ws, opts)), "SOUL.md is AGENTS.md")
 
 	info, err := os.Stat(agents)
@@ -174,7 +175,7 @@ func TestLoadDuplicatesByFileIdentity(t *testing.T) {
 	when := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
 	require.NoError(t, os.Chtimes(upper, when, when))
 	require.NoError(t, os.Chtimes(lower, when, when))
-	res := mustLoad(t, ws, Options{Files: []string{"MEMORY.md", "memory.md"}})
+	res := mustLoad(t, ws, testOptions(func(o *Options) { o.Files = []string{"MEMORY.md", "memory.md"} }))
 	assert.Equal(t, []string{"MEMORY.md OK", "memory.md OK"}, outline(res),
 		"the in-memory fallback (same size, time and text) is not used where there are inodes")
 }

@@ -35,23 +35,27 @@ func TestLoadRefusesNamedPipes(t *testing.T) {
 		{
 			name: "required AGENTS.md",
 			pipe: "AGENTS.md",
+			opts: testOptions(),
 			want: []string{"AGENTS.md MISSING (" + reason + ")", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK", "MEMORY.md OK"},
 		},
 		{
 			name: "optional MEMORY.md",
 			pipe: "MEMORY.md",
+			opts: testOptions(),
 			want: []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK", "MEMORY.md SKIPPED (" + reason + ")"},
 		},
 		{
 			name: "startup daily memory",
 			pipe: "memory/2026-11-29.md",
-			opts: Options{Files: []string{"AGENTS.md"}, Startup: true, Today: "2026-11-29"},
+			opts: testOptions(func(o *Options) { o.Files, o.Startup, o.Today = []string{"AGENTS.md"}, true, "2026-11-29" }),
 			want: []string{"AGENTS.md OK", "memory/2026-11-29.md SKIPPED (" + reason + ") dynamic"},
 		},
 		{
 			name: "replace target",
 			pipe: "personas/pipe.md",
-			opts: Options{Files: []string{"AGENTS.md", "SOUL.md"}, Replace: map[string]string{"SOUL.md": "personas/pipe.md"}},
+			opts: testOptions(func(o *Options) {
+				o.Files, o.Replace = []string{"AGENTS.md", "SOUL.md"}, map[string]string{"SOUL.md": "personas/pipe.md"}
+			}),
 			want: []string{"AGENTS.md OK", "SOUL.md MISSING (" + reason + ")"},
 		},
 	}
@@ -87,7 +91,7 @@ func TestLoadRefusesNamedPipeBehindSymlink(t *testing.T) {
 	dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "rules"})
 	mkfifoOrSkip(t, filepath.Join(dir, "pipe"))
 	symlinkOrSkip(t, "pipe", filepath.Join(dir, "SOUL.md"))
-	res, err := loadWithin(t, ws, Options{Files: []string{"AGENTS.md", "SOUL.md"}})
+	res, err := loadWithin(t, ws, testOptions(func(o *Options) { o.Files = []string{"AGENTS.md", "SOUL.md"} }))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"AGENTS.md OK", "SOUL.md MISSING (not a regular file (named pipe))"}, outline(res))
 }

@@ -44,11 +44,28 @@ func memWorkspace(t testing.TB, files map[string]string) (afero.Fs, *vfs.Workspa
 
 const dirMark = "\x00dir" // memWorkspace makes a directory for this body
 
+// testOptions returns the options the product renders with (the file
+// lists of sections/manifest.toml, the budgets of templates/defaults.toml)
+// and test markers, changed by edits.
+func testOptions(edits ...func(*Options)) Options {
+	opts := Options{
+		Files: []string{"AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",
+			"HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md", "memory.md"},
+		Optional:      []string{"HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md", "memory.md"},
+		DynamicFiles:  []string{"HEARTBEAT.md"},
+		SubagentFiles: []string{"AGENTS.md", "TOOLS.md"},
+		MaxChars:      20000,
+		TotalMaxChars: 60000,
+		Markers:       testMarkers{},
+	}
+	for _, edit := range edits {
+		edit(&opts)
+	}
+	return opts
+}
+
 func mustLoad(t testing.TB, ws *vfs.Workspace, opts Options) Result {
 	t.Helper()
-	if opts.Markers == nil {
-		opts.Markers = testMarkers{}
-	}
 	res, err := Load(context.Background(), ws, opts)
 	require.NoError(t, err)
 	return res
@@ -100,79 +117,92 @@ func TestLoadResolution(t *testing.T) {
 		{
 			name:  "gates closed",
 			files: allFiles(),
+			opts:  testOptions(),
 			want:  []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK", "MEMORY.md OK"},
 		},
 		{
 			name:  "brand new with heartbeat: heartbeat goes last, dynamic",
 			files: allFiles(),
-			opts:  Options{BrandNew: true, Heartbeat: true},
+			opts:  testOptions(func(o *Options) { o.BrandNew, o.Heartbeat = true, true }),
 			want: []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK",
 				"BOOTSTRAP.md OK", "MEMORY.md OK", "HEARTBEAT.md OK dynamic"},
 		},
 		{
 			name:  "empty workspace: required missing, optional absent",
 			files: map[string]string{},
-			opts:  Options{BrandNew: true, Heartbeat: true},
+			opts:  testOptions(func(o *Options) { o.BrandNew, o.Heartbeat = true, true }),
 			want: []string{"AGENTS.md MISSING (not found)", "SOUL.md MISSING (not found)", "TOOLS.md MISSING (not found)",
 				"IDENTITY.md MISSING (not found)", "USER.md MISSING (not found)"},
 		},
 		{
 			name:  "sub-agent keeps AGENTS.md and TOOLS.md only",
 			files: allFiles(),
-			opts:  Options{Session: "subagent", BrandNew: true, Heartbeat: true, Startup: true, Today: "2026-11-29"},
-			want:  []string{"AGENTS.md OK", "TOOLS.md OK"},
+			opts: testOptions(func(o *Options) {
+				o.Session, o.BrandNew, o.Heartbeat = "subagent", true, true
+				o.Startup, o.Today = true, "2026-11-29"
+			}),
+			want: []string{"AGENTS.md OK", "TOOLS.md OK"},
 		},
 		{
 			name:  "empty and white-space-only files are skipped",
 			files: with(allFiles(), "SOUL.md", " \r\n\t\n", "MEMORY.md", "\n"),
+			opts:  testOptions(),
 			want: []string{"AGENTS.md OK", "SOUL.md SKIPPED (empty)", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK",
 				"MEMORY.md SKIPPED (empty)"},
 		},
 		{
 			name:  "both memory names as distinct files",
 			files: with(allFiles(), "memory.md", "lower case notes"),
+			opts:  testOptions(),
 			want:  []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK", "MEMORY.md OK", "memory.md OK"},
 		},
 		{
 			name:  "lower-case memory only",
 			files: with(allFiles(), "MEMORY.md", "", "memory.md", "notes"),
+			opts:  testOptions(),
 			want:  []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK", "memory.md OK"},
 		},
 		{
 			name: "startup turn adds yesterday then today below the boundary",
 			files: with(allFiles(), "memory/2026-11-28.md", "yesterday", "memory/2026-11-29.md", "today",
 				"memory/2026-11-27.md", "older"),
-			opts: Options{Startup: true, Today: "2026-11-29", Yesterday: "2026-11-28", Heartbeat: true},
+			opts: testOptions(func(o *Options) {
+				o.Startup, o.Today, o.Yesterday, o.Heartbeat = true, "2026-11-29", "2026-11-28", true
+			}),
 			want: []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK", "MEMORY.md OK",
 				"HEARTBEAT.md OK dynamic", "memory/2026-11-28.md OK dynamic", "memory/2026-11-29.md OK dynamic"},
 		},
 		{
 			name:  "startup turn without daily files",
 			files: allFiles(),
-			opts:  Options{Startup: true, Today: "2026-11-29", Yesterday: "2026-11-28"},
+			opts:  testOptions(func(o *Options) { o.Startup, o.Today, o.Yesterday = true, "2026-11-29", "2026-11-28" }),
 			want:  []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK", "MEMORY.md OK"},
 		},
 		{
 			name:  "ordinary turn never reads daily memory",
 			files: with(allFiles(), "memory/2026-11-29.md", "today"),
-			opts:  Options{Today: "2026-11-29", Yesterday: "2026-11-28"},
+			opts:  testOptions(func(o *Options) { o.Today, o.Yesterday = "2026-11-29", "2026-11-28" }),
 			want:  []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK", "MEMORY.md OK"},
 		},
 		{
 			name:  "directories where files are expected",
 			files: with(allFiles(), "SOUL.md", dirMark, "MEMORY.md", dirMark),
+			opts:  testOptions(),
 			want: []string{"AGENTS.md OK", "SOUL.md MISSING (directory)", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK",
 				"MEMORY.md SKIPPED (directory)"},
 		},
 		{
 			name:  "binary file",
 			files: with(allFiles(), "TOOLS.md", "abc\x00def"),
+			opts:  testOptions(),
 			want: []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md SKIPPED (binary file)", "IDENTITY.md OK", "USER.md OK",
 				"MEMORY.md OK"},
 		},
 		{
-			name:  "omitted file is reported, not injected",
-			opts:  Options{Omit: map[string]string{"AGENTS.md": "found by the harness", "SOUL.md": "found by the harness", "USER.md": "native"}},
+			name: "omitted file is reported, not injected",
+			opts: testOptions(func(o *Options) {
+				o.Omit = map[string]string{"AGENTS.md": "found by the harness", "SOUL.md": "found by the harness", "USER.md": "native"}
+			}),
 			files: with(allFiles(), "USER.md", ""),
 			want: []string{"AGENTS.md SKIPPED (found by the harness)", "SOUL.md SKIPPED (found by the harness)",
 				"TOOLS.md OK", "IDENTITY.md OK", "USER.md SKIPPED (native; not found)", "MEMORY.md OK"},
@@ -180,8 +210,10 @@ func TestLoadResolution(t *testing.T) {
 		{
 			name:  "custom lists",
 			files: allFiles(),
-			opts:  Options{Files: []string{"USER.md", "NOTES.md", "SOUL.md"}, Optional: []string{"NOTES.md"}},
-			want:  []string{"USER.md OK", "SOUL.md OK"},
+			opts: testOptions(func(o *Options) {
+				o.Files, o.Optional = []string{"USER.md", "NOTES.md", "SOUL.md"}, []string{"NOTES.md"}
+			}),
+			want: []string{"USER.md OK", "SOUL.md OK"},
 		},
 	}
 	for _, tt := range tests {
@@ -218,8 +250,11 @@ func TestLoadFileFields(t *testing.T) {
 		"TOOLS.md":             "{{ .Secret }} stays as written",
 		"memory/2026-11-29.md": "today",
 	})
-	res := mustLoad(t, ws, Options{Files: []string{"AGENTS.md", "SOUL.md", "TOOLS.md"},
-		Startup: true, Today: "2026-11-29", Yesterday: "2026-11-28"})
+	opts := testOptions(func(o *Options) {
+		o.Files = []string{"AGENTS.md", "SOUL.md", "TOOLS.md"}
+		o.Startup, o.Today, o.Yesterday = true, "2026-11-29", "2026-11-28"
+	})
+	res := mustLoad(t, ws, opts)
 	require.Len(t, res.Files, 4)
 	assert.Equal(t, File{Name: "AGENTS.md", Path: "AGENTS.md", Display: "ws/AGENTS.md", Content: "line one\nline two",
 		RawChars: 17, InjectedChars: 17, Status: StatusOK}, res.Files[0])
@@ -230,8 +265,8 @@ func TestLoadFileFields(t *testing.T) {
 	assert.Equal(t, 17+10+30+5, res.TotalRaw)
 	assert.Equal(t, res.TotalRaw, res.TotalInjected)
 	assert.Empty(t, res.Signature)
-	assert.Equal(t, DefaultMaxChars, res.MaxChars)
-	assert.Equal(t, DefaultTotalMaxChars, res.TotalMaxChars)
+	assert.Equal(t, opts.MaxChars, res.MaxChars)
+	assert.Equal(t, opts.TotalMaxChars, res.TotalMaxChars)
 	assert.Len(t, res.Stable(), 3)
 	assert.Len(t, res.Dynamic(), 1)
 }
@@ -243,15 +278,25 @@ func TestLoadOptionErrors(t *testing.T) {
 		opts    Options
 		wantErr string
 	}{
-		{"bad startup date", Options{Startup: true, Today: "29.11.2026"}, `startup memory date "29.11.2026" is not YYYY-MM-DD`},
-		{"escaping file name", Options{Files: []string{"../secrets.md"}}, `file name "../secrets.md"`},
-		{"escaping replace", Options{Replace: map[string]string{"SOUL.md": "../../etc/passwd"}}, `replace "SOUL.md"`},
-		{"absolute replace", Options{Replace: map[string]string{"SOUL.md": "/etc/passwd"}}, "absolute path"},
-		{"unknown session", Options{Session: "child"}, `unknown session kind "child" (allowed: main, subagent, cron, heartbeat)`},
+		{"bad startup date", testOptions(func(o *Options) { o.Startup, o.Today = true, "29.11.2026" }),
+			`startup memory date "29.11.2026" is not YYYY-MM-DD`},
+		{"escaping file name", testOptions(func(o *Options) { o.Files = []string{"../secrets.md"} }),
+			`file name "../secrets.md"`},
+		{"escaping replace", testOptions(func(o *Options) { o.Replace = map[string]string{"SOUL.md": "../../etc/passwd"} }),
+			`replace "SOUL.md"`},
+		{"absolute replace", testOptions(func(o *Options) { o.Replace = map[string]string{"SOUL.md": "/etc/passwd"} }),
+			"absolute path"},
+		{"unknown session", testOptions(func(o *Options) { o.Session = "child" }),
+			`unknown session kind "child" (allowed: main, subagent, cron, heartbeat)`},
+		{"no per-file budget", testOptions(func(o *Options) { o.MaxChars = 0 }),
+			"bootstrap: Options.MaxChars must be positive, got 0"},
+		{"negative per-file budget", testOptions(func(o *Options) { o.MaxChars = -1 }),
+			"bootstrap: Options.MaxChars must be positive, got -1"},
+		{"no total budget", testOptions(func(o *Options) { o.TotalMaxChars = 0 }),
+			"bootstrap: Options.TotalMaxChars must be positive, got 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.opts.Markers = testMarkers{}
 			_, err := Load(context.Background(), ws, tt.opts)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantErr)
@@ -259,8 +304,22 @@ func TestLoadOptionErrors(t *testing.T) {
 	}
 	_, err := Load(context.Background(), ws, Options{})
 	assert.ErrorContains(t, err, "Markers is nil")
-	_, err = Load(context.Background(), nil, Options{Markers: testMarkers{}})
+	_, err = Load(context.Background(), ws, Options{Markers: testMarkers{}})
+	assert.EqualError(t, err, "bootstrap: Options.MaxChars must be positive, got 0", "budgets have no defaults")
+	_, err = Load(context.Background(), nil, testOptions())
 	assert.ErrorContains(t, err, "no workspace")
+}
+
+// TestLoadNoLists: the file lists have no defaults either; none means no
+// listed file, and startup daily memory still comes.
+func TestLoadNoLists(t *testing.T) {
+	_, ws := memWorkspace(t, with(allFiles(), "memory/2026-11-29.md", "today"))
+	opts := Options{MaxChars: 100, TotalMaxChars: 200, Markers: testMarkers{}}
+	assert.Empty(t, mustLoad(t, ws, opts).Files)
+	opts.Startup, opts.Today = true, "2026-11-29"
+	assert.Equal(t, []string{"memory/2026-11-29.md OK dynamic"}, outline(mustLoad(t, ws, opts)))
+	opts.Session = "subagent"
+	assert.Empty(t, mustLoad(t, ws, opts).Files, "no sub-agent files")
 }
 
 func TestLoadBudgets(t *testing.T) {
@@ -268,8 +327,7 @@ func TestLoadBudgets(t *testing.T) {
 	tests := []struct {
 		name          string
 		files         map[string]string
-		maxChars      int
-		total         int
+		opts          Options
 		want          []string
 		wantInjected  []int
 		wantCauses    []Cause
@@ -279,8 +337,7 @@ func TestLoadBudgets(t *testing.T) {
 		{
 			name:         "per file 100, total 150",
 			files:        map[string]string{"AGENTS.md": strings.Repeat("a", 80), "SOUL.md": strings.Repeat("s", 90), "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"},
-			maxChars:     100,
-			total:        150,
+			opts:         testOptions(func(o *Options) { o.MaxChars, o.TotalMaxChars = 100, 150 }),
 			want:         []string{"AGENTS.md OK", "SOUL.md TRUNCATED", "TOOLS.md SKIPPED (total budget exhausted)", "IDENTITY.md SKIPPED (total budget exhausted)", "USER.md SKIPPED (total budget exhausted)"},
 			wantCauses:   []Cause{"", CauseTotal, CauseTotal, CauseTotal, CauseTotal},
 			wantInjected: []int{80, 66, 0, 0, 0},
@@ -289,7 +346,7 @@ func TestLoadBudgets(t *testing.T) {
 		{
 			name:          "total 40: nothing starts, missing markers only",
 			files:         map[string]string{"AGENTS.md": "agents", "TOOLS.md": "tools"},
-			total:         40,
+			opts:          testOptions(func(o *Options) { o.TotalMaxChars = 40 }),
 			want:          []string{"AGENTS.md SKIPPED (total budget exhausted)", "SOUL.md MISSING (not found)", "TOOLS.md SKIPPED (total budget exhausted)", "IDENTITY.md MISSING (not found)", "USER.md MISSING (not found)"},
 			wantInjected:  []int{0, 33, 0, 7, 0},
 			maxInjected:   40,
@@ -298,6 +355,7 @@ func TestLoadBudgets(t *testing.T) {
 		{
 			name:         "40,000 chars at 20,000",
 			files:        map[string]string{"AGENTS.md": long, "SOUL.md": "s", "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"},
+			opts:         testOptions(),
 			want:         []string{"AGENTS.md TRUNCATED", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK"},
 			wantCauses:   []Cause{CausePerFile, "", "", "", ""},
 			wantInjected: []int{18003, 1, 1, 1, 1},
@@ -307,7 +365,7 @@ func TestLoadBudgets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ws := memWorkspace(t, tt.files)
-			res := mustLoad(t, ws, Options{MaxChars: tt.maxChars, TotalMaxChars: tt.total})
+			res := mustLoad(t, ws, tt.opts)
 			assert.Equal(t, tt.want, outline(res))
 			var injected []int
 			var causes []Cause
@@ -338,7 +396,7 @@ func TestLoadTruncatedFile(t *testing.T) {
 	}
 	body := b.String()
 	_, ws := memWorkspace(t, map[string]string{"MEMORY.md": body})
-	res := mustLoad(t, ws, Options{Files: []string{"MEMORY.md"}})
+	res := mustLoad(t, ws, testOptions(func(o *Options) { o.Files = []string{"MEMORY.md"} }))
 	require.Len(t, res.Files, 1)
 	f := res.Files[0]
 	trimmed := strings.TrimRight(body, "\n")
@@ -366,7 +424,7 @@ func TestLoadLongCRLFFile(t *testing.T) {
 	// are normalised like a whole file would be.
 	body := "HEAD\r\n" + strings.Repeat("middle line\r\n", 10000) + "TAIL\r\n \r\n"
 	_, ws := memWorkspace(t, map[string]string{"MEMORY.md": body})
-	res := mustLoad(t, ws, Options{Files: []string{"MEMORY.md"}, MaxChars: 1000})
+	res := mustLoad(t, ws, testOptions(func(o *Options) { o.Files, o.MaxChars = []string{"MEMORY.md"}, 1000 }))
 	f := res.Files[0]
 	assert.Equal(t, StatusTruncated, f.Status)
 	assert.NotContains(t, f.Content, "\r")
@@ -390,7 +448,7 @@ func TestLoadDynamicFilesCannotMoveStable(t *testing.T) {
 			files[k] = v
 		}
 		_, ws := memWorkspace(t, files)
-		res := mustLoad(t, ws, Options{Heartbeat: true, MaxChars: 400, TotalMaxChars: 500})
+		res := mustLoad(t, ws, testOptions(func(o *Options) { o.Heartbeat, o.MaxChars, o.TotalMaxChars = true, 400, 500 }))
 		if first == nil {
 			first = res.Stable()
 			continue
@@ -410,7 +468,7 @@ func TestLoadSameFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "copy.md"), []byte("facts"), 0o644))
 		ws := vfs.OpenWorkspace(afero.NewOsFs(), dir)
 		defer ws.Close()
-		res := mustLoad(t, ws, Options{Files: []string{"MEMORY.md", "memory.md", "copy.md"}})
+		res := mustLoad(t, ws, testOptions(func(o *Options) { o.Files = []string{"MEMORY.md", "memory.md", "copy.md"} }))
 		assert.Equal(t, []string{"MEMORY.md OK", "copy.md OK"}, outline(res), "a separate file with equal content stays")
 	})
 	t.Run("in-memory: equal size, time and content under names differing in case", func(t *testing.T) {
@@ -419,16 +477,16 @@ func TestLoadSameFile(t *testing.T) {
 		for _, n := range []string{"MEMORY.md", "memory.md", "other.md"} {
 			require.NoError(t, fsys.Chtimes("ws/"+n, when, when))
 		}
-		res := mustLoad(t, ws, Options{Files: []string{"MEMORY.md", "memory.md", "other.md"}})
+		res := mustLoad(t, ws, testOptions(func(o *Options) { o.Files = []string{"MEMORY.md", "memory.md", "other.md"} }))
 		assert.Equal(t, []string{"MEMORY.md OK", "other.md OK"}, outline(res))
 
 		require.NoError(t, fsys.Chtimes("ws/memory.md", when, when.Add(time.Second)))
-		res = mustLoad(t, ws, Options{Files: []string{"MEMORY.md", "memory.md"}})
+		res = mustLoad(t, ws, testOptions(func(o *Options) { o.Files = []string{"MEMORY.md", "memory.md"} }))
 		assert.Equal(t, []string{"MEMORY.md OK", "memory.md OK"}, outline(res))
 	})
 	t.Run("same path twice via replace", func(t *testing.T) {
 		_, ws := memWorkspace(t, allFiles())
-		res := mustLoad(t, ws, Options{Replace: map[string]string{"IDENTITY.md": "SOUL.md"}})
+		res := mustLoad(t, ws, testOptions(func(o *Options) { o.Replace = map[string]string{"IDENTITY.md": "SOUL.md"} }))
 		assert.Equal(t, []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "USER.md OK", "MEMORY.md OK"}, outline(res))
 	})
 }
@@ -452,7 +510,7 @@ func TestLoadRefusals(t *testing.T) {
 	ws := vfs.OpenWorkspace(afero.NewOsFs(), dir)
 	defer ws.Close()
 
-	res := mustLoad(t, ws, Options{})
+	res := mustLoad(t, ws, testOptions())
 	assert.Equal(t, []string{
 		"AGENTS.md OK",
 		"SOUL.md OK",
@@ -469,7 +527,7 @@ func TestLoadRefusals(t *testing.T) {
 	assert.Equal(t, "[MISSING] Expected at: "+dir+"/USER.md", res.Files[4].Content)
 
 	// A path the user chose (replace or hook) that is refused is an error.
-	_, err := Load(context.Background(), ws, Options{Markers: testMarkers{}, Replace: map[string]string{"IDENTITY.md": "USER.md"}})
+	_, err := Load(context.Background(), ws, testOptions(func(o *Options) { o.Replace = map[string]string{"IDENTITY.md": "USER.md"} }))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "IDENTITY.md -> USER.md")
 	assert.Contains(t, err.Error(), "outside the workspace")
@@ -487,7 +545,9 @@ func TestLoadReplaceAndHook(t *testing.T) {
 	}{
 		{
 			name: "replace swaps the persona",
-			opts: Options{Replace: map[string]string{"SOUL.md": "personas/pirate.md", "NOPE.md": "x.md"}},
+			opts: testOptions(func(o *Options) {
+				o.Replace = map[string]string{"SOUL.md": "personas/pirate.md", "NOPE.md": "x.md"}
+			}),
 			want: []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK", "MEMORY.md OK"},
 			check: func(t *testing.T, res Result) {
 				assert.Equal(t, "personas/pirate.md", res.Files[1].Path)
@@ -497,7 +557,9 @@ func TestLoadReplaceAndHook(t *testing.T) {
 		},
 		{
 			name: "hook sees replaced list, removes, adds and reorders",
-			opts: Options{Replace: map[string]string{"SOUL.md": "personas/pirate.md"}, Session: "main"},
+			opts: testOptions(func(o *Options) {
+				o.Replace, o.Session = map[string]string{"SOUL.md": "personas/pirate.md"}, "main"
+			}),
 			hook: func(ev Event) ([]Entry, error) {
 				if ev.Type != "agent" || ev.Action != "bootstrap" || ev.Workspace != "ws" || ev.Session != "main" ||
 					len(ev.Files) != 7 || ev.Files[1] != (Entry{Name: "SOUL.md", Path: "personas/pirate.md"}) {
@@ -509,7 +571,7 @@ func TestLoadReplaceAndHook(t *testing.T) {
 		},
 		{
 			name: "session filter applies after the hook",
-			opts: Options{Session: "subagent"},
+			opts: testOptions(func(o *Options) { o.Session = "subagent" }),
 			hook: func(ev Event) ([]Entry, error) {
 				return append(ev.Files, Entry{Name: "SOUL.md"}), nil
 			},
@@ -517,6 +579,7 @@ func TestLoadReplaceAndHook(t *testing.T) {
 		},
 		{
 			name: "hook path outside the workspace",
+			opts: testOptions(),
 			hook: func(Event) ([]Entry, error) {
 				return []Entry{{Name: "SOUL.md", Path: "../outside.md"}}, nil
 			},
@@ -524,16 +587,19 @@ func TestLoadReplaceAndHook(t *testing.T) {
 		},
 		{
 			name:    "hook absolute path",
+			opts:    testOptions(),
 			hook:    func(Event) ([]Entry, error) { return []Entry{{Name: "SOUL.md", Path: "/etc/passwd"}}, nil },
 			wantErr: `path "/etc/passwd" refused: absolute path`,
 		},
 		{
 			name:    "hook entry without a name",
+			opts:    testOptions(),
 			hook:    func(Event) ([]Entry, error) { return []Entry{{Path: "SOUL.md"}}, nil },
 			wantErr: "file 0 has no name",
 		},
 		{
 			name:    "hook error",
+			opts:    testOptions(),
 			hook:    func(Event) ([]Entry, error) { return nil, fmt.Errorf("boom") },
 			wantErr: "agent:bootstrap hook: boom",
 		},
@@ -542,7 +608,6 @@ func TestLoadReplaceAndHook(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ws := memWorkspace(t, files)
 			opts := tt.opts
-			opts.Markers = testMarkers{}
 			if tt.hook != nil {
 				opts.Hook = func(_ context.Context, ev Event) ([]Entry, error) { return tt.hook(ev) }
 			}
@@ -566,9 +631,11 @@ func TestLoadHookPathThroughOutsideSymlink(t *testing.T) {
 	require.NoError(t, os.Symlink("/etc", filepath.Join(dir, "etc")))
 	ws := vfs.OpenWorkspace(afero.NewOsFs(), dir)
 	defer ws.Close()
-	_, err := Load(context.Background(), ws, Options{Markers: testMarkers{}, Hook: func(context.Context, Event) ([]Entry, error) {
-		return []Entry{{Name: "USER.md", Path: "etc/passwd"}}, nil
-	}})
+	_, err := Load(context.Background(), ws, testOptions(func(o *Options) {
+		o.Hook = func(context.Context, Event) ([]Entry, error) {
+			return []Entry{{Name: "USER.md", Path: "etc/passwd"}}, nil
+		}
+	}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "etc/passwd")
 	assert.Contains(t, err.Error(), "symlink points outside the workspace")
@@ -578,6 +645,6 @@ func TestLoadCanceled(t *testing.T) {
 	_, ws := memWorkspace(t, allFiles())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Load(ctx, ws, Options{Markers: testMarkers{}})
+	_, err := Load(ctx, ws, testOptions())
 	assert.ErrorIs(t, err, context.Canceled)
 }

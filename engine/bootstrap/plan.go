@@ -22,7 +22,7 @@ type candidate struct {
 	omit       string
 }
 
-// plan holds the options with defaults applied.
+// plan holds the options, with the name lists as sets.
 type plan struct {
 	opts     Options
 	maxChars int
@@ -36,30 +36,18 @@ type plan struct {
 
 func newPlan(opts Options) *plan {
 	p := &plan{opts: opts, maxChars: opts.MaxChars, total: opts.TotalMaxChars}
-	if p.maxChars <= 0 {
-		p.maxChars = DefaultMaxChars
-	}
-	if p.total <= 0 {
-		p.total = DefaultTotalMaxChars
-	}
 	if p.opts.Session == "" {
 		p.opts.Session = "main"
 	}
-	if p.opts.Files == nil {
-		p.opts.Files = defaultFiles()
-	}
-	p.optional = setOf(opts.Optional, defaultOptional())
-	p.dynamic = setOf(opts.DynamicFiles, []string{"HEARTBEAT.md"})
-	p.subagent = setOf(opts.SubagentFiles, []string{"AGENTS.md", "TOOLS.md"})
+	p.optional = setOf(opts.Optional)
+	p.dynamic = setOf(opts.DynamicFiles)
+	p.subagent = setOf(opts.SubagentFiles)
 	p.startup = map[string]bool{}
 	p.keep = readWindow(p.maxChars)
 	return p
 }
 
-func setOf(names, def []string) map[string]bool {
-	if names == nil {
-		names = def
-	}
+func setOf(names []string) map[string]bool {
 	set := make(map[string]bool, len(names))
 	for _, n := range names {
 		set[n] = true

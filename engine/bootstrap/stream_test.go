@@ -21,7 +21,7 @@ func TestLoadSeesEdits(t *testing.T) {
 	fsys, ws := memWorkspace(t, map[string]string{"SOUL.md": "calm"})
 	when := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
 	require.NoError(t, fsys.Chtimes("ws/SOUL.md", when, when))
-	opts := Options{Files: []string{"SOUL.md"}}
+	opts := testOptions(func(o *Options) { o.Files = []string{"SOUL.md"} })
 	content := func() string { return mustLoad(t, ws, opts).Files[0].Content }
 	assert.Equal(t, "calm", content())
 
@@ -39,12 +39,13 @@ func TestLoadSeesEdits(t *testing.T) {
 // TestConcurrentLoads runs loads of one workspace at once; they must agree.
 func TestConcurrentLoads(t *testing.T) {
 	_, ws := memWorkspace(t, benchFiles())
-	want := mustLoad(t, ws, Options{Heartbeat: true})
+	opts := testOptions(func(o *Options) { o.Heartbeat = true })
+	want := mustLoad(t, ws, opts)
 	var wg sync.WaitGroup
 	results := make([]Result, 16)
 	for i := range results {
 		wg.Go(func() {
-			res, err := Load(context.Background(), ws, Options{Heartbeat: true, Markers: testMarkers{}})
+			res, err := Load(context.Background(), ws, opts)
 			assert.NoError(t, err)
 			results[i] = res
 		})
@@ -68,7 +69,7 @@ func TestLoadHugeSparseFile(t *testing.T) {
 	require.NoError(t, f.Close())
 
 	peak := measurePeakHeap(t, func() {
-		res := mustLoad(t, ws, Options{Files: []string{"AGENTS.md", "MEMORY.md"}})
+		res := mustLoad(t, ws, testOptions(func(o *Options) { o.Files = []string{"AGENTS.md", "MEMORY.md"} }))
 		assert.Equal(t, []string{"AGENTS.md OK", "MEMORY.md SKIPPED (binary file)"}, outline(res))
 	})
 	assert.Less(t, peak, uint64(64<<20), "peak heap growth")
@@ -94,11 +95,11 @@ func TestLoadLargeTextFile(t *testing.T) {
 	require.NoError(t, f.Close())
 
 	peak := measurePeakHeap(t, func() {
-		res := mustLoad(t, ws, Options{Files: []string{"MEMORY.md"}})
+		res := mustLoad(t, ws, testOptions(func(o *Options) { o.Files = []string{"MEMORY.md"} }))
 		file := res.Files[0]
 		assert.Equal(t, StatusTruncated, file.Status)
 		assert.True(t, strings.HasSuffix(file.Content, "\nTHE END"))
-		assert.LessOrEqual(t, file.InjectedChars, DefaultMaxChars)
+		assert.LessOrEqual(t, file.InjectedChars, res.MaxChars)
 		assert.Greater(t, file.RawChars, 60<<20)
 	})
 	assert.Less(t, peak, uint64(64<<20), "peak heap growth")
@@ -155,7 +156,7 @@ func benchFiles() map[string]string {
 func BenchmarkBootstrap(b *testing.B) {
 	_, ws := memWorkspace(b, benchFiles())
 	ctx := context.Background()
-	opts := Options{Heartbeat: true, BrandNew: true, Markers: testMarkers{}}
+	opts := testOptions(func(o *Options) { o.Heartbeat, o.BrandNew = true, true })
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Load(ctx, ws, opts); err != nil {

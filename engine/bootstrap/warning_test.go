@@ -72,7 +72,7 @@ func TestShouldWarn(t *testing.T) {
 func TestWarnOnceAcrossLoads(t *testing.T) {
 	ctx := context.Background()
 	fsys, ws := memWorkspace(t, map[string]string{"MEMORY.md": strings.Repeat("m", 300)})
-	opts := Options{Files: []string{"MEMORY.md"}, MaxChars: 200}
+	opts := testOptions(func(o *Options) { o.Files, o.MaxChars = []string{"MEMORY.md"}, 200 })
 	store := NewFileStore(fsys, "state/seen.json")
 	warn := func() bool {
 		res := mustLoad(t, ws, opts)
