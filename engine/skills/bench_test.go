@@ -38,7 +38,7 @@ func BenchmarkSkills(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cat, err := Build(found, policy, Limits{}, measureLen)
+			cat, err := Build(found, policy, testLimits(), measureLen)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -56,7 +56,7 @@ func BenchmarkSkills(b *testing.B) {
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			cat, err := Build(found, policy, Limits{}, measureLen)
+			cat, err := Build(found, policy, testLimits(), measureLen)
 			if err != nil || cat.Listed == 0 {
 				b.Fatalf("listed %d, %v", cat.Listed, err)
 			}

@@ -6,17 +6,12 @@ import (
 	"sort"
 )
 
-// Default catalog limits (skills.limits.maxSkillsPromptChars and
-// skills.limits.maxSkillsInPrompt).
-const (
-	DefaultMaxChars  = 18000
-	DefaultMaxSkills = 150
-)
-
-// Limits bound the catalog. A value <= 0 means its default.
+// Limits bound the catalog. Both are required and must be positive; the
+// engine takes them from the template pack, or from the agent config where
+// it sets them (skills.limits.maxSkillsPromptChars, maxSkillsInPrompt).
 type Limits struct {
-	MaxChars  int
-	MaxSkills int
+	MaxChars  int // the catalog's length as measured by the MeasureFunc
+	MaxSkills int // at most this many skills are listed
 }
 
 // MeasureFunc returns the length of the catalog as it would render with
@@ -50,20 +45,20 @@ type Catalog struct {
 //  3. the longest prefix of kept skills, without descriptions, that fits
 //     together with its note (possibly none at all).
 //
-// Skills left out by the budget are skipped as "over budget". Measure errors
-// are returned as they are, wrapped. When every skill is eligible and
-// found.Skills is already sorted, Catalog.Skills shares its array with
-// found.Skills instead of copying it.
+// Skills left out by the budget are skipped as "over budget". A limit <= 0
+// is an error; measure errors are returned as they are, wrapped. When every
+// skill is eligible and found.Skills is already sorted, Catalog.Skills
+// shares its array with found.Skills instead of copying it.
 func Build(found Found, p Policy, lim Limits, measure MeasureFunc) (Catalog, error) {
 	if measure == nil {
 		return Catalog{}, fmt.Errorf("skills: Build needs a measure function")
 	}
 	maxChars, maxSkills := lim.MaxChars, lim.MaxSkills
 	if maxChars <= 0 {
-		maxChars = DefaultMaxChars
+		return Catalog{}, fmt.Errorf("skills: Limits.MaxChars must be positive, got %d", maxChars)
 	}
 	if maxSkills <= 0 {
-		maxSkills = DefaultMaxSkills
+		return Catalog{}, fmt.Errorf("skills: Limits.MaxSkills must be positive, got %d", maxSkills)
 	}
 
 	eligible, skipped := admit(found.Skills, &p)

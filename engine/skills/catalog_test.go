@@ -27,6 +27,12 @@ func measureLen(skills []Skill, descriptions bool, note string) (int, error) {
 	return n, nil
 }
 
+// testLimits returns the limits the product renders with (the [skills]
+// budgets of templates/defaults.toml).
+func testLimits() Limits {
+	return Limits{MaxChars: 18000, MaxSkills: 150}
+}
+
 func testSkills(n int) []Skill {
 	out := make([]Skill, n)
 	for i := range out {
@@ -42,9 +48,14 @@ func TestBuildBudgetSteps(t *testing.T) {
 	full, _ := measureLen(skills, true, "")
 	compact, _ := measureLen(skills, false, "")
 	require.Greater(t, full, compact)
+	chars := func(n int) Limits {
+		lim := testLimits()
+		lim.MaxChars = n
+		return lim
+	}
 
 	t.Run("everything fits", func(t *testing.T) {
-		cat, err := Build(Found{Skills: skills}, Policy{}, Limits{MaxChars: full}, measureLen)
+		cat, err := Build(Found{Skills: skills}, Policy{}, chars(full), measureLen)
 		require.NoError(t, err)
 		assert.True(t, cat.Descriptions)
 		assert.Equal(t, "", cat.Note)
@@ -53,7 +64,7 @@ func TestBuildBudgetSteps(t *testing.T) {
 		assert.Empty(t, cat.Skipped)
 	})
 	t.Run("descriptions dropped first", func(t *testing.T) {
-		cat, err := Build(Found{Skills: skills}, Policy{}, Limits{MaxChars: full - 1}, measureLen)
+		cat, err := Build(Found{Skills: skills}, Policy{}, chars(full-1), measureLen)
 		require.NoError(t, err)
 		assert.False(t, cat.Descriptions)
 		assert.Equal(t, "", cat.Note)
@@ -61,7 +72,7 @@ func TestBuildBudgetSteps(t *testing.T) {
 		assert.Empty(t, cat.Skipped)
 	})
 	t.Run("then skills from the end, with a note", func(t *testing.T) {
-		cat, err := Build(Found{Skills: skills}, Policy{}, Limits{MaxChars: compact - 1}, measureLen)
+		cat, err := Build(Found{Skills: skills}, Policy{}, chars(compact-1), measureLen)
 		require.NoError(t, err)
 		assert.False(t, cat.Descriptions)
 		assert.Equal(t, 9, cat.Listed)
@@ -71,7 +82,7 @@ func TestBuildBudgetSteps(t *testing.T) {
 			Reason: fmt.Sprintf("over budget: catalog limited to %d chars", compact-1)}}, cat.Skipped)
 	})
 	t.Run("nothing fits", func(t *testing.T) {
-		cat, err := Build(Found{Skills: skills}, Policy{}, Limits{MaxChars: 10}, measureLen)
+		cat, err := Build(Found{Skills: skills}, Policy{}, chars(10), measureLen)
 		require.NoError(t, err)
 		assert.Empty(t, cat.Skills)
 		assert.Equal(t, 0, cat.Listed)
@@ -85,8 +96,10 @@ func TestBuildBudgetSteps(t *testing.T) {
 func TestBuildFindsLargestPrefix(t *testing.T) {
 	skills := testSkills(23)
 	full, _ := measureLen(skills, true, "")
+	lim := testLimits()
 	for budget := 1; budget <= full+1; budget++ {
-		cat, err := Build(Found{Skills: skills}, Policy{}, Limits{MaxChars: budget}, measureLen)
+		lim.MaxChars = budget
+		cat, err := Build(Found{Skills: skills}, Policy{}, lim, measureLen)
 		require.NoError(t, err)
 
 		wantK, wantDesc := 0, false
@@ -137,20 +150,45 @@ func TestBuildMaxSkills(t *testing.T) {
 	}, reasons)
 }
 
-func TestBuildDefaults(t *testing.T) {
+func TestBuildProductLimits(t *testing.T) {
+	lim := testLimits()
 	var maxSeen int
 	calls := 0
 	measure := func(skills []Skill, descriptions bool, note string) (int, error) {
 		calls++
 		maxSeen = max(maxSeen, len(skills))
-		return DefaultMaxChars, nil // exactly at the limit fits
+		return lim.MaxChars, nil // exactly at the limit fits
 	}
-	cat, err := Build(Found{Skills: testSkills(DefaultMaxSkills + 7)}, Policy{}, Limits{}, measure)
+	cat, err := Build(Found{Skills: testSkills(lim.MaxSkills + 7)}, Policy{}, lim, measure)
 	require.NoError(t, err)
 	assert.Equal(t, 1, calls)
-	assert.Equal(t, DefaultMaxSkills, maxSeen)
-	assert.Equal(t, DefaultMaxSkills, cat.Listed)
-	assert.Equal(t, fmt.Sprintf("%d of %d skills listed", DefaultMaxSkills, DefaultMaxSkills+7), cat.Note)
+	assert.Equal(t, lim.MaxSkills, maxSeen)
+	assert.Equal(t, lim.MaxSkills, cat.Listed)
+	assert.Equal(t, fmt.Sprintf("%d of %d skills listed", lim.MaxSkills, lim.MaxSkills+7), cat.Note)
+}
+
+// TestBuildRequiresLimits: the limits have no defaults; zero or negative
+// ones are an error, even with nothing to list.
+func TestBuildRequiresLimits(t *testing.T) {
+	tests := []struct {
+		name    string
+		lim     Limits
+		wantErr string
+	}{
+		{"zero value", Limits{}, "skills: Limits.MaxChars must be positive, got 0"},
+		{"no char budget", Limits{MaxSkills: 1}, "skills: Limits.MaxChars must be positive, got 0"},
+		{"negative char budget", Limits{MaxChars: -1, MaxSkills: 1}, "skills: Limits.MaxChars must be positive, got -1"},
+		{"no skill cap", Limits{MaxChars: 1}, "skills: Limits.MaxSkills must be positive, got 0"},
+		{"negative skill cap", Limits{MaxChars: 1, MaxSkills: -3}, "skills: Limits.MaxSkills must be positive, got -3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Build(Found{Skills: testSkills(2)}, Policy{}, tt.lim, measureLen)
+			assert.EqualError(t, err, tt.wantErr)
+			_, err = Build(Found{}, Policy{}, tt.lim, measureLen)
+			assert.EqualError(t, err, tt.wantErr)
+		})
+	}
 }
 
 func TestBuildOrderAndReport(t *testing.T) {
@@ -165,7 +203,7 @@ func TestBuildOrderAndReport(t *testing.T) {
 		Problems: []Problem{{Path: "/w/zz", Line: 2, Message: "bad"}},
 	}
 	before := names(found.Skills)
-	cat, err := Build(found, Policy{OS: "linux"}, Limits{}, measureLen)
+	cat, err := Build(found, Policy{OS: "linux"}, testLimits(), measureLen)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"B", "_x", "a", "a", "b"}, names(cat.Skills))
 	assert.Equal(t, "/m/a1", cat.Skills[2].Location)
@@ -183,7 +221,7 @@ func TestBuildOrderAndReport(t *testing.T) {
 func TestBuildNoEligibleSkills(t *testing.T) {
 	calls := 0
 	measure := func([]Skill, bool, string) (int, error) { calls++; return 1 << 30, nil }
-	cat, err := Build(Found{Skills: testSkills(2)}, Policy{Allowlist: &[]string{}}, Limits{}, measure)
+	cat, err := Build(Found{Skills: testSkills(2)}, Policy{Allowlist: &[]string{}}, testLimits(), measure)
 	require.NoError(t, err)
 	assert.Zero(t, calls)
 	assert.Empty(t, cat.Skills)
@@ -202,11 +240,11 @@ func TestBuildMeasureErrors(t *testing.T) {
 			}
 			return 1 << 30, nil
 		}
-		_, err := Build(Found{Skills: testSkills(4)}, Policy{}, Limits{}, measure)
+		_, err := Build(Found{Skills: testSkills(4)}, Policy{}, testLimits(), measure)
 		require.ErrorIs(t, err, boom, "failing call %d", failAt)
 		assert.ErrorContains(t, err, "skills: measuring catalog")
 	}
-	_, err := Build(Found{}, Policy{}, Limits{}, nil)
+	_, err := Build(Found{}, Policy{}, testLimits(), nil)
 	require.ErrorContains(t, err, "measure function")
 }
 
@@ -219,7 +257,7 @@ func TestBuildSeesEditedSkill(t *testing.T) {
 	build := func() Catalog {
 		found, err := Discover(context.Background(), roots, opts)
 		require.NoError(t, err)
-		cat, err := Build(found, Policy{}, Limits{}, measureLen)
+		cat, err := Build(found, Policy{}, testLimits(), measureLen)
 		require.NoError(t, err)
 		require.Len(t, cat.Skills, 1)
 		return cat
@@ -277,7 +315,7 @@ func TestBuildLeavesFoundAlone(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			found := Found{Skills: slices.Clone(tt.skills)}
-			cat, err := Build(found, tt.policy, Limits{}, measureLen)
+			cat, err := Build(found, tt.policy, testLimits(), measureLen)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, names(cat.Skills))
 			assert.Equal(t, tt.skills, found.Skills, "found is not reordered")

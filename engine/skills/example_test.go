@@ -37,7 +37,9 @@ func Example() {
 		}
 		return n, nil
 	}
-	cat, err := skills.Build(found, policy, skills.Limits{}, measure)
+	// The limits are required; the engine takes them from the pack's
+	// templates/defaults.toml or the agent config.
+	cat, err := skills.Build(found, policy, skills.Limits{MaxChars: 18000, MaxSkills: 150}, measure)
 	if err != nil {
 		fmt.Println(err)
 		return
