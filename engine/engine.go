@@ -33,6 +33,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
+	"github.com/sysprompt/sysprompt/engine/internal/watch"
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
@@ -124,7 +125,7 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 		return nil, ErrorList{err}
 	}
 	if e.opts.watchSkills {
-		w, err := newSkillsWatch(&e.snap.changed)
+		w, err := watch.New(&e.snap.changed)
 		if err != nil {
 			return nil, ErrorList{&Error{Phase: PhaseWorkspace, Err: fmt.Errorf("watching skills folders: %w", err)}}
 		}
@@ -139,7 +140,7 @@ func (e *Engine) Close() error {
 	if e.snap.watch == nil {
 		return nil
 	}
-	return e.snap.watch.close()
+	return e.snap.watch.Close()
 }
 
 // Resolve returns the settings a render of req would use: the pack

@@ -16,6 +16,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
+	"github.com/sysprompt/sysprompt/engine/internal/tidy"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/engine/view"
 	"github.com/sysprompt/sysprompt/vfs"
@@ -331,16 +332,16 @@ type renderState struct {
 // tidy is tidy for this render: the injected texts it must leave alone
 // are gathered only once a section has blank lines to fold.
 func (st *renderState) tidy(raw string, tier Tier) string {
-	if trimmed := strings.TrimSpace(raw); !needsFold(trimmed) {
+	if trimmed := strings.TrimSpace(raw); !tidy.HasBlankRun(trimmed) {
 		return trimmed
 	}
 	if !st.protectedDone {
 		st.protectedStable, st.protectedAll, st.protectedDone = protectedTexts(st.d.Files), protectedTexts(st.files), true
 	}
 	if tier == TierStable {
-		return tidy(raw, st.protectedStable)
+		return tidy.Text(raw, st.protectedStable)
 	}
-	return tidy(raw, st.protectedAll)
+	return tidy.Text(raw, st.protectedAll)
 }
 
 // view builds a view of type vt for this render.
@@ -392,7 +393,7 @@ func (st *renderState) finish(raw string, tier Tier, o sectionOutcome) sectionOu
 	if !o.overridden {
 		o.out = st.tidy(raw, tier)
 	}
-	o.out = neutralizeBoundary(o.out, st.e.pack.Manifest.Boundary)
+	o.out = tidy.Boundary(o.out, st.e.pack.Manifest.Boundary)
 	if o.out == "" {
 		o.reason = OmitEmpty
 		return o
@@ -480,74 +481,6 @@ func assemble(name, boundary string, stable, dynamic []string, infos []RenderedS
 	return l
 }
 
-// tidy trims a rendered section and folds runs of blank lines into one,
-// except inside injected file content, which is printed exactly.
-func tidy(s string, protected []string) string {
-	s = strings.TrimSpace(s)
-	if !needsFold(s) {
-		return s
-	}
-	// The spans of s that hold injected text, in order; overlapping
-	// spans are merged below.
-	var keep [][2]int
-	for _, p := range protected {
-		for from := 0; ; {
-			i := strings.Index(s[from:], p)
-			if i < 0 {
-				break
-			}
-			keep = append(keep, [2]int{from + i, from + i + len(p)})
-			from += i + len(p)
-		}
-	}
-	slices.SortFunc(keep, func(a, b [2]int) int { return a[0] - b[0] })
-	var b strings.Builder
-	b.Grow(len(s))
-	at := 0
-	for _, k := range keep {
-		if k[1] <= at {
-			continue // inside a span already copied
-		}
-		if k[0] > at {
-			foldBlankLines(&b, s[at:k[0]])
-			at = k[0]
-		}
-		b.WriteString(s[at:k[1]]) // the span, or what of it overlaps no earlier one
-		at = k[1]
-	}
-	foldBlankLines(&b, s[at:])
-	return b.String()
-}
-
-// needsFold reports whether s has a run of blank lines to fold.
-func needsFold(s string) bool { return strings.Contains(s, "\n\n\n") }
-
-// foldBlankLines writes s with every run of three or more newlines cut
-// to two.
-func foldBlankLines(b *strings.Builder, s string) {
-	newlines := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			newlines++
-			if newlines > 2 {
-				continue
-			}
-		} else {
-			newlines = 0
-		}
-		b.WriteByte(s[i])
-	}
-}
-
-// neutralizeBoundary stops text from carrying the boundary marker, which
-// would split the prompt in the wrong place.
-func neutralizeBoundary(s, boundary string) string {
-	if !strings.Contains(s, boundary) {
-		return s
-	}
-	return strings.ReplaceAll(s, boundary, "[cache boundary marker removed]")
-}
-
 // loadBootstrap resolves and budgets the workspace files for the request.
 func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request, s *config.Settings, h *pack.Harness, ws *vfs.Workspace, res *Result) (bootstrap.Result, error) {
 	if ws == nil {
@@ -556,7 +489,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	today, yesterday := "", ""
 	if req.Session.Reset && req.Date != "" {
 		// With no known zone, days are UTC days.
-		loc, err := loadZone(s.UserTimezone)
+		loc, err := config.LoadZone(s.UserTimezone)
 		if err != nil {
 			return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: fmt.Errorf("time zone %q: %w", s.UserTimezone, err)}
 		}

@@ -8,13 +8,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
+	"github.com/sysprompt/sysprompt/engine/internal/tidy"
 )
 
 // Request holds the live facts of one agent run. Every field says whether
@@ -219,7 +219,7 @@ func (r *Request) validate() error {
 	}
 	if r.Timezone != "" {
 		// "Local" would make the output depend on the machine.
-		if _, err := loadZone(r.Timezone); err != nil || r.Timezone == "Local" {
+		if _, err := config.LoadZone(r.Timezone); err != nil || r.Timezone == "Local" {
 			return &keyError{key: "timezone", err: fmt.Errorf("timezone %q is not a known IANA zone", r.Timezone)}
 		}
 	}
@@ -286,23 +286,6 @@ func VolatileFields() []string {
 	return out
 }
 
-// zones caches time.LoadLocation, which reads the zone database on every
-// call. A location never changes once loaded, so sharing them across
-// engines is safe.
-var zones sync.Map // name -> *time.Location
-
-func loadZone(name string) (*time.Location, error) {
-	if loc, ok := zones.Load(name); ok {
-		return loc.(*time.Location), nil
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, err
-	}
-	zones.Store(name, loc)
-	return loc, nil
-}
-
 // normalizeBlock prepares provider text for the prompt: CRLF to LF,
 // trailing spaces stripped from each line, runs of blank lines folded to
 // one (the prompt never holds more outside workspace files), trimmed.
@@ -316,7 +299,7 @@ func normalizeBlock(s string) string {
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " \t")
 	}
-	return tidy(strings.Join(lines, "\n"), nil)
+	return tidy.Text(strings.Join(lines, "\n"), nil)
 }
 
 // merged is several contributions combined: prefixes and

@@ -157,9 +157,9 @@ func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *config.S
 		for _, r := range roots {
 			switch r.Source {
 			case skills.Workspace:
-				e.snap.watch.add(filepath.Join(s.Workspace, "skills"))
+				e.snap.watch.Add(filepath.Join(s.Workspace, "skills"))
 			case skills.Managed:
-				e.snap.watch.add(r.Display)
+				e.snap.watch.Add(r.Display)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/watch"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -50,7 +51,7 @@ type snapshot struct {
 	// changed counts skills-change notifications; a session built before
 	// the latest one is stale.
 	changed atomic.Uint64
-	watch   *skillsWatch // nil unless the Engine opted in
+	watch   *watch.Dirs // nil unless the Engine opted in
 }
 
 // textKey is one bootstrap read: the workspace root, the name and how

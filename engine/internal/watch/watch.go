@@ -1,4 +1,9 @@
-package engine
+// Package watch tells a long-lived engine that something changed under
+// the skills folders it read: fsnotify events under a watched root bump a
+// change counter, and the engine rebuilds every session's catalog when
+// the counter moves. It keeps no data of its own, follows no symlink,
+// and bounds how many roots, folders and levels it watches.
+package watch
 
 import (
 	"io/fs"
@@ -11,14 +16,9 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// An Engine made WithSkillsWatch learns of changes under the skills
-// folders it read from fsnotify, and bumps the snapshot's change count so
-// that every session's skills catalog is rebuilt on its next turn. It
-// keeps no data of its own.
-
-// skillsWatch turns changes under the skills folders into a bump of
-// snapshot.changed. Only folders on the real disk can be watched.
-type skillsWatch struct {
+// Dirs turns changes under watched roots into a bump of a counter. Only
+// folders on the real disk can be watched.
+type Dirs struct {
 	w       *fsnotify.Watcher
 	mu      sync.Mutex
 	watched map[string]bool
@@ -33,17 +33,18 @@ const (
 	maxWatchedDepth = 6
 )
 
-func newSkillsWatch(changed *atomic.Uint64) (*skillsWatch, error) {
+// New starts watching nothing yet; every relevant event adds 1 to changed.
+func New(changed *atomic.Uint64) (*Dirs, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
-	sw := &skillsWatch{w: w, watched: map[string]bool{}, roots: map[string]bool{}, done: make(chan struct{})}
+	sw := &Dirs{w: w, watched: map[string]bool{}, roots: map[string]bool{}, done: make(chan struct{})}
 	go sw.loop(changed)
 	return sw, nil
 }
 
-func (sw *skillsWatch) loop(changed *atomic.Uint64) {
+func (sw *Dirs) loop(changed *atomic.Uint64) {
 	defer close(sw.done)
 	for {
 		select {
@@ -70,7 +71,7 @@ func (sw *skillsWatch) loop(changed *atomic.Uint64) {
 
 // relevant reports whether an event concerns skills: anything inside a
 // skills root, or a root itself appearing or going in its parent.
-func (sw *skillsWatch) relevant(name string) bool {
+func (sw *Dirs) relevant(name string) bool {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if sw.roots[name] {
@@ -84,10 +85,10 @@ func (sw *skillsWatch) relevant(name string) bool {
 	return false
 }
 
-// add watches the skills root dir, its folders down to a bounded depth,
+// Add watches the skills root dir, its folders down to a bounded depth,
 // and its parent (so that a root created later is noticed). It follows no
 // symlink and never fails a render: a folder it cannot watch is left out.
-func (sw *skillsWatch) add(dir string) {
+func (sw *Dirs) Add(dir string) {
 	dir = filepath.Clean(dir)
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
@@ -109,7 +110,7 @@ func (sw *skillsWatch) add(dir string) {
 	})
 }
 
-func (sw *skillsWatch) addDir(p string) {
+func (sw *Dirs) addDir(p string) {
 	if sw.watched[p] || len(sw.watched) >= maxWatchedDirs {
 		return
 	}
@@ -121,7 +122,8 @@ func (sw *skillsWatch) addDir(p string) {
 	}
 }
 
-func (sw *skillsWatch) close() error {
+// Close stops watching and waits for the event loop to end.
+func (sw *Dirs) Close() error {
 	err := sw.w.Close()
 	<-sw.done
 	return err
