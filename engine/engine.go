@@ -1,21 +1,29 @@
 // Package engine renders an agent's system prompt from a template pack.
 //
-// New loads a pack (an fs.FS with sections/ and templates/), validates the
-// manifest and every section's front matter, parses every template once
-// and checks statically that no stable section reads a volatile request
-// field. The result is immutable: Render is safe for concurrent use and
-// reads nothing but its request, its options and the filesystems it was
-// given. Errors are *Error values (or an ErrorList) that name the file,
-// line and column.
+// There is one way to render:
 //
-// A long-lived Engine keeps two caches: a snapshot of what it read from
-// workspaces (snapshot.go), so a turn re-reads only files that changed,
-// and the stable tier's sections (memo.go), so a turn whose stable inputs
-// are unchanged executes only the dynamic sections.
+//	e, err := engine.New(pack, engine.WithFS(vfs.OS()), engine.WithConfig(cfg))
+//	res, err := e.Render(ctx, req)
+//	prompt := res.Layers[0].Text // stable sections, the boundary, dynamic sections
 //
-// The engine is the pure renderer; Resolve is the config resolver;
-// cmd/render and embedding programs are the runtime adapters that gather
-// live facts into a Request.
+// New loads the pack (an fs.FS with sections/ and templates/; the
+// repository's root package embeds the built-in one), validates it and
+// parses every template once; a stable section that reads a volatile
+// field fails here. The Engine is immutable and Render is safe for
+// concurrent use: each turn resolves the settings (package config), reads
+// the workspace through one safe path (package vfs), selects and budgets
+// the bootstrap files and the skills catalog, and executes the sections
+// of the request's harness, the stable ones above the boundary and the
+// dynamic ones below it.
+//
+// Errors are *Error values, or an ErrorList from New, naming the file,
+// line and column. The tools over a Result (the context report, Explain,
+// Compare) are in package report; the types templates see are in package
+// view.
+//
+// A long-lived Engine keeps two caches, each in one file: what it read
+// from workspaces, by file identity (snapshot.go), and the stable tier's
+// output, by an explicit key of every stable input (memo.go).
 package engine
 
 import (
@@ -148,11 +156,6 @@ func (e *Engine) Close() error {
 // request, so a runtime can see (and log) what a render will use.
 func (e *Engine) Resolve(req Request) (config.Settings, error) {
 	return e.resolve(&req)
-}
-
-func (e *Engine) resolve(req *Request) (config.Settings, error) {
-	return config.Resolve(e.opts.config, e.pack.Defaults,
-		config.Turn{Agent: req.Agent, Workspace: req.Workspace.Path, Timezone: req.Timezone})
 }
 
 // Warnings are non-fatal pack findings (sections listed nowhere).

@@ -228,6 +228,12 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 	return h, settings, err
 }
 
+// resolve applies the config precedence for req (see Resolve).
+func (e *Engine) resolve(req *Request) (config.Settings, error) {
+	return config.Resolve(e.opts.config, e.pack.Defaults,
+		config.Turn{Agent: req.Agent, Workspace: req.Workspace.Path, Timezone: req.Timezone})
+}
+
 // splitFiles returns the files above the boundary and those below. Load
 // lists the stable ones first, so both are views of one array, capped so
 // that neither reaches into the other.
