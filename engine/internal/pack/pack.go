@@ -332,7 +332,7 @@ func (p *Pack) validateManifest(src string) diag.ErrorList {
 	if m.Product == "" {
 		m.Product = "OpenClaw"
 	}
-	positions := sectionListPositions(src)
+	doc := strict.ScanTOML(src)
 
 	type declared struct {
 		harness string
@@ -341,7 +341,7 @@ func (p *Pack) validateManifest(src string) diag.ErrorList {
 	}
 	all := []declared{{harness: DefaultHarness, layers: m.Layers, hIndex: -1}}
 	seenHarness := map[string]bool{DefaultHarness: true}
-	harnessLines := strict.Headers(src, "harness")
+	harnessLines := doc.Headers("harness")
 	for i, h := range m.Harnesses {
 		line := 0
 		if i < len(harnessLines) {
@@ -379,10 +379,7 @@ func (p *Pack) validateManifest(src string) diag.ErrorList {
 			fail(line, 1, "harness %q declares no [[harness.layer]], so it would render nothing", d.harness)
 		}
 		for li, ld := range d.layers {
-			pos := func(ei int) (int, int) {
-				p := positions[listKey{harness: d.hIndex, layer: li, elem: ei}]
-				return p.line, p.col
-			}
+			pos := func(ei int) (int, int) { return listPos(doc, m, d.hIndex, li, ei) }
 			if ld.Name == "" {
 				l, c := pos(-1)
 				fail(l, c, "a layer of harness %q has no name", d.harness)
@@ -462,107 +459,25 @@ func (p *Pack) validateManifest(src string) diag.ErrorList {
 	return errs
 }
 
-// listKey names one string of a "sections = [...]" array: which harness
-// (-1 for the top-level layers), which layer, which element (-1 for the
-// array itself).
-type listKey struct{ harness, layer, elem int }
-
-type srcPos struct{ line, col int }
-
-// sectionListPositions scans the manifest text for the positions of the
-// strings in every layer's sections array, so validation errors can point
-// at the exact id. BurntSushi/toml does not expose value positions.
-func sectionListPositions(src string) map[listKey]srcPos {
-	out := map[listKey]srcPos{}
-	h, topLayer, hLayer := -1, -1, -1
-	inHarnessLayer := false
-	lines := strings.Split(src, "\n")
-	for i := 0; i < len(lines); i++ {
-		t := tableHeader(lines[i])
-		switch {
-		case t == "[[layer]]":
-			topLayer++
-			inHarnessLayer = false
-			out[listKey{-1, topLayer, -1}] = srcPos{i + 1, 1}
-			continue
-		case t == "[[harness]]":
-			h++
-			hLayer = -1
-			inHarnessLayer = false
-			continue
-		case t == "[[harness.layer]]":
-			hLayer++
-			inHarnessLayer = true
-			out[listKey{h, hLayer, -1}] = srcPos{i + 1, 1}
-			continue
-		case strings.HasPrefix(t, "["):
-			inHarnessLayer = false
-			continue
-		}
-		key, rest, ok := strings.Cut(lines[i], "=")
-		if !ok || strings.TrimSpace(key) != "sections" {
-			continue
-		}
-		k := listKey{-1, topLayer, 0}
-		if inHarnessLayer {
-			k = listKey{h, hLayer, 0}
-		}
-		// Walk the array, possibly over several lines, recording each string.
-		line, col := i, len(key)+2
-		text := rest
-		for depth, done := 0, false; !done; {
-			for j := 0; j < len(text) && !done; j++ {
-				switch ch := text[j]; ch {
-				case '#':
-					j = len(text)
-				case '[':
-					depth++
-				case ']':
-					depth--
-					done = depth <= 0
-				case '"', '\'':
-					end := strings.IndexByte(text[j+1:], ch)
-					if end < 0 {
-						end = len(text) - j - 1
-					}
-					out[k] = srcPos{line + 1, col + j}
-					k.elem++
-					j += end + 1
-				}
-			}
-			if done || line+1 >= len(lines) {
-				break
-			}
-			line++
-			i = line
-			text, col = lines[line], 1
+// listPos places an error on the ei-th string of the sections array of
+// layer li of harness hIndex (-1 for the top-level layers), or with ei -1
+// on the layer's header. BurntSushi/toml does not expose value positions.
+func listPos(doc *strict.TOMLDoc, m *Manifest, hIndex, li, ei int) (line, col int) {
+	table, n := "layer", li
+	if hIndex >= 0 {
+		table = "harness.layer"
+		for _, h := range m.Harnesses[:hIndex] {
+			n += len(h.Layers)
 		}
 	}
-	return out
-}
-
-// tableHeader returns a TOML header line in canonical form ("[[a.b]]",
-// "[a]"), dropping spaces and a trailing comment; other lines come back
-// trimmed.
-func tableHeader(line string) string {
-	t := strings.TrimSpace(line)
-	if !strings.HasPrefix(t, "[") {
-		return t
+	if ei < 0 {
+		if p, ok := doc.Table(table, n); ok {
+			return p.Line, 1
+		}
+		return 0, 0
 	}
-	if i := strings.Index(t, "#"); i >= 0 {
-		t = strings.TrimSpace(t[:i])
+	if elems := doc.Elements(table, n, "sections"); ei < len(elems) {
+		return elems[ei].Line, elems[ei].Col
 	}
-	open := "["
-	if strings.HasPrefix(t, "[[") {
-		open = "[["
-	}
-	closer := strings.Repeat("]", len(open))
-	if !strings.HasSuffix(t, closer) {
-		return t
-	}
-	parts := strings.Split(t[len(open):len(t)-len(closer)], ".")
-	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
-	}
-	return open + strings.Join(parts, ".") + closer
+	return 0, 0
 }

@@ -194,78 +194,7 @@ func column(src string, p toml.Position) int {
 // table it names. It returns 0, 0 when the key is not found. Array
 // indices are not part of the key, matching toml.Key.
 func LocateKey(src, key string) (line, col int) {
-	return locate(src, key, 1)
-}
-
-func locate(src, key string, from int) (line, col int) {
-	var table string
-	for i, raw := range strings.Split(src, "\n") {
-		trimmed := strings.TrimLeft(raw, " \t")
-		indent := len(raw) - len(trimmed)
-		switch {
-		case strings.HasPrefix(trimmed, "[[") || strings.HasPrefix(trimmed, "["):
-			open := 1
-			if strings.HasPrefix(trimmed, "[[") {
-				open = 2
-			}
-			end := strings.Index(trimmed, strings.Repeat("]", open))
-			if end < 0 {
-				continue
-			}
-			table = normalizeKey(trimmed[open:end])
-			if table == key && i+1 >= from {
-				return i + 1, indent + open + 1 + leadingSpace(trimmed[open:end])
-			}
-		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
-		default:
-			eq := strings.Index(trimmed, "=")
-			if eq <= 0 {
-				continue
-			}
-			k := normalizeKey(trimmed[:eq])
-			full := k
-			if table != "" {
-				full = table + "." + k
-			}
-			if i+1 < from {
-				continue
-			}
-			if full == key || strings.HasPrefix(key, full+".") && inlineTableHolds(trimmed[eq+1:], strings.TrimPrefix(key, full+".")) {
-				if full != key {
-					// Key lives inside an inline table on this line.
-					sub := strings.TrimPrefix(key, full+".")
-					last := sub[strings.LastIndex(sub, ".")+1:]
-					if at := strings.Index(trimmed[eq+1:], last); at >= 0 {
-						return i + 1, indent + eq + 2 + at
-					}
-				}
-				return i + 1, indent + 1
-			}
-		}
-	}
-	return 0, 0
-}
-
-func leadingSpace(s string) int { return len(s) - len(strings.TrimLeft(s, " \t")) }
-
-// inlineTableHolds is a cheap check that an inline table value mentions
-// the first part of sub; good enough to place a caret, never to decode.
-func inlineTableHolds(value, sub string) bool {
-	value = strings.TrimSpace(value)
-	first := sub
-	if i := strings.Index(sub, "."); i >= 0 {
-		first = sub[:i]
-	}
-	return strings.HasPrefix(value, "{") && strings.Contains(value, first)
-}
-
-// normalizeKey turns `a . "b" .c` into a.b.c.
-func normalizeKey(k string) string {
-	parts := strings.Split(k, ".")
-	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
-	}
-	return strings.Join(parts, ".")
+	return ScanTOML(src).Locate(key, 1)
 }
 
 // JSON decodes src into v, refusing unknown, repeated and wrongly cased
@@ -331,21 +260,12 @@ func position(src []byte, offset int64) (line, col int) {
 // returns the first definition at or after line from (1-based), so the
 // caller can point into the n-th [[entry]] by passing its header line.
 func LocateKeyAfter(src, key string, from int) (line, col int) {
-	return locate(src, key, from)
+	return ScanTOML(src).Locate(key, from)
 }
 
 // Headers returns the 1-based lines of every "[[name]]" header, in order.
 func Headers(src, name string) []int {
-	var out []int
-	for i, raw := range strings.Split(src, "\n") {
-		t := strings.TrimSpace(raw)
-		if strings.HasPrefix(t, "[[") {
-			if end := strings.Index(t, "]]"); end > 0 && normalizeKey(t[2:end]) == name {
-				out = append(out, i+1)
-			}
-		}
-	}
-	return out
+	return ScanTOML(src).Headers(name)
 }
 
 // kindName names what a Go type holds in JSON terms; a named type's Go

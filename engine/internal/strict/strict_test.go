@@ -69,3 +69,52 @@ func TestJSONPositions(t *testing.T) {
 	err = JSON([]byte(""), &v)
 	assert.EqualError(t, err, "1:1: empty document")
 }
+
+func TestScanTOML(t *testing.T) {
+	src := `top = ["a", 'b'] # c = 1
+text = """
+[not.a.table]
+not_a_key = 1
+"""
+[[layer]]
+name = "system"
+sections = [
+  # a comment, "not an element"
+  "x\"y", "p = q",
+  ["nested", "one"], { k = "v" },
+  3,
+]
+[[layer]]
+  sections = []
+[other]
+sections = ["z"]
+`
+	doc := ScanTOML(src)
+	assert.Equal(t, []Pos{{1, 8}, {1, 13}}, doc.Elements("", 0, "top"))
+	assert.Equal(t, []Pos{{10, 3}, {10, 11}, {11, 3}, {11, 22}, {12, 3}}, doc.Elements("layer", 0, "sections"))
+	assert.Empty(t, doc.Elements("layer", 1, "sections"))
+	assert.Equal(t, []Pos{{17, 13}}, doc.Elements("other", 0, "sections"))
+
+	p, ok := doc.Table("layer", 1)
+	assert.True(t, ok)
+	assert.Equal(t, Pos{14, 3}, p)
+	_, ok = doc.Table("layer", 2)
+	assert.False(t, ok)
+	p, ok = doc.Key("layer", 1, "sections")
+	assert.True(t, ok)
+	assert.Equal(t, Pos{15, 3}, p)
+	p, ok = doc.Value("layer", 0, "name")
+	assert.True(t, ok)
+	assert.Equal(t, Pos{7, 8}, p)
+	_, ok = doc.Key("layer", 1, "name")
+	assert.False(t, ok)
+
+	// Nothing inside a multi-line string or array is a header or a key.
+	assert.Equal(t, [2]int{0, 0}, pair(doc.Locate("not.a.table", 1)))
+	assert.Equal(t, [2]int{0, 0}, pair(doc.Locate("not_a_key", 1)))
+	assert.Equal(t, [2]int{0, 0}, pair(doc.Locate("layer.p", 1)))
+	assert.Equal(t, [2]int{16, 2}, pair(doc.Locate("other", 1)))
+	assert.Equal(t, []int{6, 14}, doc.Headers("layer"))
+}
+
+func pair(a, b int) [2]int { return [2]int{a, b} }
