@@ -106,12 +106,29 @@ func (w *jsonWalker) value(t reflect.Type, path string) {
 }
 
 // jsonField finds the field a JSON key decodes into, matching the tag (or
-// the field name) exactly.
+// the field name) exactly, and looking through embedded structs as
+// encoding/json does.
 func jsonField(t reflect.Type, key string) (reflect.Type, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				if typ, ok := jsonField(ft, key); ok {
+					return typ, true
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
 			continue
 		}
 		if name == "" {

@@ -12,11 +12,9 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -52,13 +50,14 @@ func TOML(src string, v any) error {
 		}
 	}
 	if len(keys) > 0 {
+		doc := ScanTOML(src)
 		sort.SliceStable(keys, func(i, j int) bool {
-			li, _ := LocateKey(src, keys[i])
-			lj, _ := LocateKey(src, keys[j])
+			li, _ := doc.Locate(keys[i], 1)
+			lj, _ := doc.Locate(keys[j], 1)
 			return li < lj
 		})
 		key := outermost(keys)
-		line, col := LocateKey(src, key)
+		line, col := doc.Locate(key, 1)
 		return &PosError{Line: line, Col: col, Key: key, Msg: fmt.Sprintf("unknown key %q", key)}
 	}
 	return nil
@@ -130,19 +129,9 @@ func outermost(keys []string) string {
 	return best
 }
 
-// The error regexps are compiled on the first error, not at package init.
-var (
-	lineRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?: (.*)$`)
-	})
-	lastKeyRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^toml: \(last key "([^"]*)"\): (.*)$`)
-	})
-)
-
-// tomlError turns BurntSushi/toml's two error shapes (ParseError for syntax,
-// plain "toml: line N (last key …)" errors for type mismatches) into a
-// PosError. This is the one place that reads the library's message text.
+// tomlError turns BurntSushi/toml's two error shapes into a PosError: a
+// ParseError (syntax, or a value an UnmarshalText refused) carries its
+// position; a type mismatch carries only text, read by splitTypeError.
 func tomlError(src string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
@@ -152,24 +141,56 @@ func tomlError(src string, err error) error {
 		}
 		return &PosError{Line: pe.Position.Line, Col: column(src, pe.Position), Key: pe.LastKey, Msg: msg}
 	}
-	text := err.Error()
-	if m := lineRe().FindStringSubmatch(text); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		key, msg := m[2], m[3]
-		col := 0
-		if key != "" {
-			if l, c := LocateKey(src, key); l == line {
-				col = c
-			}
-			msg = fmt.Sprintf("key %q: %s", key, msg)
+	line, key, msg := splitTypeError(err.Error())
+	if key == "" {
+		return &PosError{Line: line, Msg: msg}
+	}
+	// The key as written on the error's line (the n-th [[entry]] of an
+	// array of tables, say), or its first definition when the line is
+	// not known.
+	l, c := ScanTOML(src).Locate(normalizeKey(key), max(line, 1))
+	if line == 0 {
+		line = l
+	}
+	if l != line {
+		c = 0
+	}
+	return &PosError{Line: line, Col: c, Key: key, Msg: fmt.Sprintf("key %q: %s", key, msg)}
+}
+
+// splitTypeError takes the line and key out of BurntSushi/toml's message
+// for a value of the wrong type. The library builds that error with
+// fmt.Errorf (MetaData.e in its decode.go), not as a ParseError, so the
+// text is the only place the line and key are; this is the one place
+// that reads BurntSushi/toml's message text. Its shapes are
+//
+//	toml: line N (last key "k"): msg
+//	toml: (last key "k"): msg      (the library does not know the line)
+//	toml: msg                      (nor the key)
+//
+// where "k" is a toml.Key quoted with %q. Text of any other shape comes
+// back whole as msg, less the "toml: " prefix.
+func splitTypeError(text string) (line int, key, msg string) {
+	whole := strings.TrimPrefix(text, "toml: ")
+	rest := whole
+	if after, ok := strings.CutPrefix(rest, "line "); ok {
+		digits := len(after) - len(strings.TrimLeft(after, "0123456789"))
+		if n, err := strconv.Atoi(after[:digits]); err == nil {
+			line, rest = n, strings.TrimPrefix(after[digits:], " ")
 		}
-		return &PosError{Line: line, Col: col, Key: key, Msg: msg}
 	}
-	if m := lastKeyRe().FindStringSubmatch(text); m != nil {
-		line, col := LocateKey(src, m[1])
-		return &PosError{Line: line, Col: col, Key: m[1], Msg: fmt.Sprintf("key %q: %s", m[1], m[2])}
+	if after, ok := strings.CutPrefix(rest, "(last key "); ok {
+		if q, err := strconv.QuotedPrefix(after); err == nil {
+			if k, err := strconv.Unquote(q); err == nil {
+				key, rest = k, strings.TrimPrefix(after[len(q):], ")")
+			}
+		}
 	}
-	return &PosError{Msg: strings.TrimPrefix(text, "toml: ")}
+	msg, ok := strings.CutPrefix(rest, ": ")
+	if !ok || line == 0 && key == "" {
+		return 0, "", whole
+	}
+	return line, key, msg
 }
 
 // column recomputes the column of a parse error from its byte offset:
@@ -234,17 +255,11 @@ func jsonError(src []byte, err error, offset int64) error {
 	case errors.Is(err, io.EOF):
 		return &PosError{Line: 1, Col: 1, Msg: "empty document"}
 	}
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
-		// The decoder reports no offset for unknown fields: point at the
-		// first place the key is written.
-		msg = "unknown key " + name
-		if at := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*:`).FindIndex(src); at != nil {
-			offset = int64(at[0])
-		}
-	}
+	// Anything else (the input ends early, say) is placed where the decoder
+	// stopped. An unknown field never gets here: the walk, which follows
+	// the decoder's field matching but exactly, has refused it at its key.
 	line, col := position(src, offset)
-	return &PosError{Line: line, Col: col, Msg: msg}
+	return &PosError{Line: line, Col: col, Msg: strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 // position converts a byte offset into a 1-based line and column.

@@ -118,3 +118,56 @@ sections = ["z"]
 }
 
 func pair(a, b int) [2]int { return [2]int{a, b} }
+
+// A type mismatch is placed on its key, in the right [[entry]].
+func TestTOMLTypeErrors(t *testing.T) {
+	type doc struct {
+		Modes []string `toml:"modes"`
+		L     []struct {
+			N int `toml:"n"`
+		} `toml:"l"`
+	}
+	var d doc
+	err := TOML("x = 1\nmodes = \"full\"\n", &d)
+	assert.EqualError(t, err, `2:1: key "modes": incompatible types: TOML value has type string; destination has type slice`)
+	err = TOML("[[l]]\nn = 1\n[[l]]\n  n = \"two\"\n", &d)
+	assert.EqualError(t, err, `4:3: key "l.n": incompatible types: TOML value has type string; destination has type integer`)
+}
+
+func TestSplitTypeError(t *testing.T) {
+	cases := []struct {
+		text     string
+		line     int
+		key, msg string
+	}{
+		{`toml: line 3 (last key "a.b"): incompatible types`, 3, "a.b", "incompatible types"},
+		{`toml: (last key "a"): bad`, 0, "a", "bad"},
+		{`toml: line 7: bad`, 7, "", "bad"},
+		{`toml: line 2 (last key "v.\"a b\".n"): bad: worse`, 2, `v."a b".n`, "bad: worse"},
+		{`toml: cannot decode to type int`, 0, "", "cannot decode to type int"},
+		{`toml: line x: odd`, 0, "", "line x: odd"},
+		{`something else`, 0, "", "something else"},
+	}
+	for _, tc := range cases {
+		line, key, msg := splitTypeError(tc.text)
+		assert.Equal(t, tc.line, line, tc.text)
+		assert.Equal(t, tc.key, key, tc.text)
+		assert.Equal(t, tc.msg, msg, tc.text)
+	}
+}
+
+// The walk matches fields as encoding/json does, embedded structs
+// included, so it is what refuses an unknown key, at its position.
+func TestJSONEmbeddedFields(t *testing.T) {
+	type Inner struct {
+		B int `json:"b"`
+	}
+	var v struct {
+		Inner
+		A int `json:"a"`
+	}
+	require.NoError(t, JSON([]byte(`{"a": 1, "b": 2}`), &v))
+	assert.Equal(t, 2, v.B)
+	err := JSON([]byte("{\"a\": 1,\n \"Inner\": {}}"), &v)
+	assert.EqualError(t, err, `2:2: unknown key "Inner"`)
+}
