@@ -66,43 +66,49 @@ func (w *jsonWalker) value(t reflect.Type, path string) {
 		}
 		w.dec.Token()
 	case '{':
-		seen := map[string]bool{}
-		for w.err == nil && w.dec.More() {
-			at := w.nextTokenStart()
-			tok, err := w.dec.Token()
-			if err != nil {
-				return
-			}
-			key, _ := tok.(string)
-			full := key
-			if path != "" {
-				full = path + "." + key
-			}
-			if seen[key] {
-				w.fail(at, full, "key %q is given twice", full)
-				return
-			}
-			seen[key] = true
-			if _, ok := w.positions[full]; !ok {
-				w.positions[full] = at
-			}
-			var next reflect.Type
-			switch {
-			case t == nil || t.Kind() == reflect.Interface:
-			case t.Kind() == reflect.Map:
-				next = t.Elem()
-			case t.Kind() == reflect.Struct:
-				f, ok := jsonField(t, key)
-				if !ok {
-					w.fail(at, full, "unknown key %q", full)
-					return
-				}
-				next = f
-			}
-			w.value(next, full)
-		}
-		w.dec.Token()
+		w.object(t, path)
 	}
+}
+
+// object reads the members of an object whose Go type is t, its "{"
+// already read.
+func (w *jsonWalker) object(t reflect.Type, path string) {
+	seen := map[string]bool{}
+	for w.err == nil && w.dec.More() {
+		at := w.nextTokenStart()
+		tok, err := w.dec.Token()
+		if err != nil {
+			return
+		}
+		key, _ := tok.(string)
+		full := key
+		if path != "" {
+			full = path + "." + key
+		}
+		if seen[key] {
+			w.fail(at, full, "key %q is given twice", full)
+			return
+		}
+		seen[key] = true
+		if _, ok := w.positions[full]; !ok {
+			w.positions[full] = at
+		}
+		var next reflect.Type
+		switch {
+		case t == nil || t.Kind() == reflect.Interface:
+		case t.Kind() == reflect.Map:
+			next = t.Elem()
+		case t.Kind() == reflect.Struct:
+			f, ok := jsonField(t, key)
+			if !ok {
+				w.fail(at, full, "unknown key %q", full)
+				return
+			}
+			next = f
+		}
+		w.value(next, full)
+	}
+	w.dec.Token()
 }
 
 // jsonField finds the field a JSON key decodes into, matching the tag (or

@@ -1,0 +1,277 @@
+package pack
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/strict"
+)
+
+// manifest is the decoded sections/manifest.toml.
+type Manifest struct {
+	Product         string            `toml:"product"`
+	IdentitySection string            `toml:"identity_section"`
+	Boundary        string            `toml:"boundary"`
+	Layers          []layerDecl       `toml:"layer"`
+	Harnesses       []harnessDecl     `toml:"harness"`
+	Bootstrap       bootstrapDecl     `toml:"bootstrap"`
+	Vars            map[string]string `toml:"vars"`
+}
+
+type layerDecl struct {
+	Name     string   `toml:"name"`
+	Sections []string `toml:"sections"`
+}
+
+type harnessDecl struct {
+	Name   string                 `toml:"name"`
+	Layers []layerDecl            `toml:"layer"`
+	Files  map[string]harnessFile `toml:"files"`
+}
+
+// harnessFile routes one bootstrap file in a harness: Omit keeps it out
+// of the prompt (with the reason the report shows), either always or, with
+// WhenTools, only when one of those tools is available.
+type harnessFile struct {
+	Omit      string   `toml:"omit"`
+	WhenTools []string `toml:"when_tools"`
+}
+
+type bootstrapDecl struct {
+	Files    []string `toml:"files"`
+	Optional []string `toml:"optional"`
+	Dynamic  []string `toml:"dynamic"`
+	Subagent []string `toml:"subagent"`
+}
+
+// validateManifest checks the manifest against the section files and
+// builds the harnesses.
+func (p *Pack) validateManifest(src string) diag.ErrorList {
+	c := &manifestCheck{p: p, m: &p.Manifest, doc: strict.ScanTOML(src), listed: map[string]bool{}}
+	c.harnessLines = c.doc.Headers("harness")
+	c.checkBoundary()
+	if c.m.Product == "" {
+		c.m.Product = "OpenClaw"
+	}
+	for _, d := range c.harnesses() {
+		p.Harnesses[d.name] = c.buildHarness(d)
+	}
+	c.checkIdentity()
+	c.warnUnrendered()
+	return c.errs
+}
+
+// manifestCheck is the state of validating the manifest: its text, for
+// positions, the errors so far and the sections some layer lists.
+type manifestCheck struct {
+	p            *Pack
+	m            *Manifest
+	doc          *strict.TOMLDoc
+	harnessLines []int // the line of each [[harness]] header
+	listed       map[string]bool
+	errs         diag.ErrorList
+}
+
+func (c *manifestCheck) fail(line, col int, format string, args ...any) {
+	c.errs = append(c.errs, &diag.Error{Phase: diag.PhaseManifest, File: manifestPath, Line: line, Col: col, Err: fmt.Errorf(format, args...)})
+}
+
+// at is where a top-level key is written.
+func (c *manifestCheck) at(key string) (int, int) { return c.doc.Locate(key, 1) }
+
+// harnessLine is the line of the i-th [[harness]] header, 0 if unknown.
+func (c *manifestCheck) harnessLine(i int) int {
+	if i < len(c.harnessLines) {
+		return c.harnessLines[i]
+	}
+	return 0
+}
+
+func (c *manifestCheck) checkBoundary() {
+	if strings.TrimSpace(c.m.Boundary) == "" {
+		c.fail(1, 1, "boundary is required: the marker line between the stable and dynamic tiers")
+	} else if strings.Contains(c.m.Boundary, "\n") {
+		l, col := c.at("boundary")
+		c.fail(l, col, "boundary must be a single line")
+	}
+}
+
+// declared is one harness as the manifest declares it: index is its
+// place among the [[harness]] tables, -1 for the default harness.
+type declared struct {
+	name   string
+	layers []layerDecl
+	index  int
+}
+
+// harnesses returns the default harness and every well-named [[harness]].
+func (c *manifestCheck) harnesses() []declared {
+	all := []declared{{name: DefaultHarness, layers: c.m.Layers, index: -1}}
+	seen := map[string]bool{DefaultHarness: true}
+	for i, h := range c.m.Harnesses {
+		switch {
+		case h.Name == "":
+			c.fail(c.harnessLine(i), 1, "harness needs a name")
+		case seen[h.Name]:
+			c.fail(c.harnessLine(i), 1, "harness %q is declared twice", h.Name)
+		default:
+			seen[h.Name] = true
+			all = append(all, declared{name: h.Name, layers: h.Layers, index: i})
+		}
+	}
+	if len(c.m.Layers) == 0 {
+		c.fail(1, 1, "the manifest declares no [[layer]] for the %s harness", DefaultHarness)
+	}
+	return all
+}
+
+// harnessBuild is one harness while its layers are checked.
+type harnessBuild struct {
+	declared
+	inHarness  map[string]string // section id -> layer
+	overrides  map[string]string // override key -> section id
+	layerNames map[string]bool
+}
+
+func (c *manifestCheck) buildHarness(d declared) *Harness {
+	h := &Harness{Name: d.name}
+	if d.index >= 0 {
+		h.files = c.m.Harnesses[d.index].Files
+		if len(d.layers) == 0 {
+			c.fail(c.harnessLine(d.index), 1, "harness %q declares no [[harness.layer]], so it would render nothing", d.name)
+		}
+	}
+	b := &harnessBuild{declared: d, inHarness: map[string]string{}, overrides: map[string]string{}, layerNames: map[string]bool{}}
+	for li, ld := range d.layers {
+		if ly := c.buildLayer(b, li, ld); ly != nil {
+			h.Layers = append(h.Layers, ly)
+		}
+	}
+	return h
+}
+
+// buildLayer checks one layer's name and sections; nil when the layer
+// cannot be built at all.
+func (c *manifestCheck) buildLayer(b *harnessBuild, li int, ld layerDecl) *Layer {
+	pos := func(ei int) (int, int) { return listPos(c.doc, c.m, b.index, li, ei) }
+	switch {
+	case ld.Name == "":
+		l, col := pos(-1)
+		c.fail(l, col, "a layer of harness %q has no name", b.name)
+		return nil
+	case b.layerNames[ld.Name]:
+		l, col := pos(-1)
+		c.fail(l, col, "harness %q declares layer %q twice", b.name, ld.Name)
+		return nil
+	}
+	b.layerNames[ld.Name] = true
+	ly := &Layer{Name: ld.Name}
+	var lastDynamic *Section
+	for ei, id := range ld.Sections {
+		l, col := pos(ei)
+		sec := c.listSection(b, ld.Name, id, l, col)
+		if sec == nil {
+			continue
+		}
+		if sec.Tier == TierStable && lastDynamic != nil {
+			c.fail(l, col, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", id, lastDynamic.ID, ld.Name)
+		}
+		if sec.Tier == TierDynamic {
+			lastDynamic = sec
+		}
+		ly.Sections = append(ly.Sections, sec)
+	}
+	return ly
+}
+
+// listSection checks one id listed in a layer, written at line:col, and
+// returns its section; nil when the id cannot be listed there.
+func (c *manifestCheck) listSection(b *harnessBuild, layer, id string, line, col int) *Section {
+	sec, ok := c.p.Sections[id]
+	if !ok {
+		if !c.p.broken[id] {
+			c.fail(line, col, "section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
+		}
+		return nil
+	}
+	if prev, dup := b.inHarness[id]; dup {
+		c.fail(line, col, "section %q is listed twice in harness %q (already in layer %q)", id, b.name, prev)
+		return nil
+	}
+	b.inHarness[id] = layer
+	c.listed[id] = true
+	if sec.Override != "" {
+		if other, dup := b.overrides[sec.Override]; dup {
+			c.fail(line, col, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, id, sec.Override, b.name)
+		}
+		b.overrides[sec.Override] = id
+	}
+	if sec.Layer != layer {
+		c.fail(line, col, "section %q declares layer %q but is listed in layer %q", id, sec.Layer, layer)
+	}
+	return sec
+}
+
+// checkIdentity checks identity_section: set, a section file, mode none.
+func (c *manifestCheck) checkIdentity() {
+	id := c.m.IdentitySection
+	sec, ok := c.p.Sections[id]
+	switch {
+	case id == "":
+		c.fail(1, 1, "identity_section is required: the section mode none renders")
+	case !ok && !c.p.broken[id]:
+		l, col := c.at("identity_section")
+		c.fail(l, col, "identity_section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
+	case ok && !sec.HasMode(ModeNone):
+		c.errs = append(c.errs, &diag.Error{Phase: diag.PhaseFrontMatter, File: sec.File, Line: 2, Col: 1, Section: id,
+			Err: fmt.Errorf("the identity section must declare mode none: it is what mode none renders")})
+	}
+}
+
+// warnUnrendered warns of sections that never render: mode none outside
+// the identity section, and sections no layer lists.
+func (c *manifestCheck) warnUnrendered() {
+	p := c.p
+	ids := make([]string, 0, len(p.Sections))
+	for id := range p.Sections {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if sec := p.Sections[id]; id != c.m.IdentitySection && sec.HasMode(ModeNone) {
+			p.Warnings = append(p.Warnings, &diag.Error{Phase: diag.PhaseFrontMatter, File: sec.File, Line: 2, Col: 1, Section: id,
+				Err: fmt.Errorf("declares mode none, but mode none renders only the identity section %q", c.m.IdentitySection)})
+		}
+	}
+	for _, id := range ids {
+		if !c.listed[id] {
+			p.Warnings = append(p.Warnings, &diag.Error{Phase: diag.PhaseManifest, File: p.Sections[id].File, Line: 1, Col: 1,
+				Err: fmt.Errorf("section %q is listed in no layer of %s, so it never renders", id, manifestPath)})
+		}
+	}
+}
+
+// listPos places an error on the ei-th string of the sections array of
+// layer li of harness hIndex (-1 for the top-level layers), or with ei -1
+// on the layer's header. BurntSushi/toml does not expose value positions.
+func listPos(doc *strict.TOMLDoc, m *Manifest, hIndex, li, ei int) (line, col int) {
+	table, n := "layer", li
+	if hIndex >= 0 {
+		table = "harness.layer"
+		for _, h := range m.Harnesses[:hIndex] {
+			n += len(h.Layers)
+		}
+	}
+	if ei < 0 {
+		if p, ok := doc.Table(table, n); ok {
+			return p.Line, 1
+		}
+		return 0, 0
+	}
+	if elems := doc.Elements(table, n, "sections"); ei < len(elems) {
+		return elems[ei].Line, elems[ei].Col
+	}
+	return 0, 0
+}

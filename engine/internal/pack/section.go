@@ -1,0 +1,150 @@
+package pack
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/strict"
+)
+
+// frontMatter is the TOML head of a section file.
+type frontMatter struct {
+	Modes    []string `toml:"modes"`
+	Tier     string   `toml:"tier"`
+	Layer    string   `toml:"layer"`
+	Override string   `toml:"override"`
+}
+
+// section is one parsed section file.
+type Section struct {
+	ID, File string
+	Modes    []Mode
+	Tier     Tier
+	Layer    string
+	Override string
+	Body     string // template text; front matter lines kept as blank lines so positions match the file
+}
+
+func (s *Section) HasMode(m Mode) bool { return slices.Contains(s.Modes, m) }
+
+// parseSection splits a section file into front matter and body.
+func parseSection(file, text string) (*Section, error) {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	sf := &sectionFile{file: file, id: strings.TrimSuffix(path.Base(file), sectionSuffix)}
+	lines := strings.SplitAfter(text, "\n")
+	end, err := sf.frontMatterEnd(lines)
+	if err != nil {
+		return nil, err
+	}
+	sf.head = strings.Join(lines[1:end], "")
+	fm, err := sf.decode()
+	if err != nil {
+		return nil, err
+	}
+	sec := &Section{ID: sf.id, File: file, Tier: Tier(fm.Tier), Layer: fm.Layer, Override: fm.Override}
+	if sec.Modes, err = sf.modes(fm.Modes); err != nil {
+		return nil, err
+	}
+	if err := sf.checkTier(sec.Tier); err != nil {
+		return nil, err
+	}
+	if sec.Layer == "" {
+		sec.Layer = defaultLayer
+	}
+	if err := sf.checkOverride(sec.Override); err != nil {
+		return nil, err
+	}
+	// Keep the front matter as blank lines so template positions are file positions.
+	sec.Body = strings.Repeat("\n", end+1) + strings.Join(lines[end+1:], "")
+	return sec, nil
+}
+
+// sectionFile is a section file being parsed: its name, its id and the
+// text of its front matter, which starts on the file's second line.
+type sectionFile struct {
+	file, id, head string
+}
+
+func (sf *sectionFile) fail(line, col int, format string, args ...any) error {
+	return &diag.Error{Phase: diag.PhaseFrontMatter, File: sf.file, Line: line, Col: col, Section: sf.id, Err: fmt.Errorf(format, args...)}
+}
+
+// at is where key is written in the file; the first line when it is not.
+func (sf *sectionFile) at(key string) (int, int) {
+	l, c := strict.LocateKey(sf.head, key)
+	if l == 0 {
+		return 1, 1
+	}
+	return l + 1, c
+}
+
+// frontMatterEnd returns the index of the line that closes the front
+// matter the first line opens.
+func (sf *sectionFile) frontMatterEnd(lines []string) (int, error) {
+	if len(lines) == 0 || strings.TrimRight(lines[0], "\n") != frontMatterSep {
+		return 0, sf.fail(1, 1, "a section file starts with a %q line, then TOML front matter, then %q", frontMatterSep, frontMatterSep)
+	}
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], "\n") == frontMatterSep {
+			return i, nil
+		}
+	}
+	return 0, sf.fail(1, 1, "front matter is not closed by a %q line", frontMatterSep)
+}
+
+func (sf *sectionFile) decode() (frontMatter, error) {
+	var fm frontMatter
+	if err := strict.TOML(sf.head, &fm); err != nil {
+		e := diag.Decode(diag.PhaseFrontMatter, sf.file, err)
+		if e.Line > 0 {
+			e.Line++ // front matter starts on the file's second line
+		}
+		e.Section = sf.id
+		return fm, e
+	}
+	return fm, nil
+}
+
+// modes checks the modes list: present, known, none twice.
+func (sf *sectionFile) modes(names []string) ([]Mode, error) {
+	if names == nil {
+		return nil, sf.fail(1, 1, "front matter needs modes (a subset of full, minimal, none)")
+	}
+	var out []Mode
+	for _, m := range names {
+		switch Mode(m) {
+		case ModeFull, ModeMinimal, ModeNone:
+			if slices.Contains(out, Mode(m)) {
+				l, c := sf.at("modes")
+				return nil, sf.fail(l, c, "mode %q is listed twice", m)
+			}
+			out = append(out, Mode(m))
+		default:
+			l, c := sf.at("modes")
+			return nil, sf.fail(l, c, "unknown mode %q (want full, minimal or none)", m)
+		}
+	}
+	return out, nil
+}
+
+func (sf *sectionFile) checkTier(t Tier) error {
+	switch t {
+	case TierStable, TierDynamic:
+		return nil
+	case "":
+		return sf.fail(1, 1, "front matter needs tier (stable or dynamic)")
+	}
+	l, c := sf.at("tier")
+	return sf.fail(l, c, "unknown tier %q (want stable or dynamic)", t)
+}
+
+func (sf *sectionFile) checkOverride(o string) error {
+	if o == "" || slices.Contains(OverrideKeys, o) {
+		return nil
+	}
+	l, c := sf.at("override")
+	return sf.fail(l, c, "unknown override %q (want one of %s)", o, strings.Join(OverrideKeys, ", "))
+}
