@@ -147,10 +147,10 @@ func TestBrokenPacks(t *testing.T) {
 			want:     `sections/a.md.tmpl:5:13: section a: template "nope" is not defined in the pack`,
 		},
 		{
-			name:     "layer mismatch",
+			name:     "layer in front matter",
 			manifest: manifest(`"identity", "a"`),
 			sections: map[string]string{"a": section(stable+"\nlayer = \"developer\"", "x")},
-			want:     `sections/manifest.toml:6:25: section "a" declares layer "developer" but is listed in layer "system"`,
+			want:     `sections/a.md.tmpl:4:1: section a: unknown key "layer"`,
 		},
 		{
 			name:     "identity without mode none",

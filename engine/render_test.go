@@ -197,7 +197,7 @@ sections = ["dev"]
 `
 	p := minimalPack(t, m, map[string]string{
 		"d":   section(dynamic, "dyn"),
-		"dev": section(stable+"\nlayer = \"developer\"", "developer notes"),
+		"dev": section(stable, "developer notes"),
 	})
 	res := render(t, p, engine.Request{Harness: "two"})
 	require.Len(t, res.Layers, 2)

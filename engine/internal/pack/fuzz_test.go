@@ -15,7 +15,7 @@ import (
 
 func FuzzFrontMatter(f *testing.F) {
 	f.Add("+++\nmodes = [\"full\"]\ntier = \"stable\"\n+++\nbody {{ .Mode }}\n")
-	f.Add("+++\nmodes = [\"full\", \"none\"]\ntier = \"dynamic\"\nlayer = \"developer\"\noverride = \"tool_call_style\"\n+++\n")
+	f.Add("+++\nmodes = [\"full\", \"none\"]\ntier = \"dynamic\"\noverride = \"tool_call_style\"\n+++\n")
 	f.Add("+++\nmodes = \"full\"\n+++\n")
 	f.Add("+++\r\ntier = 3\r\n+++\r\n")
 	f.Add("no front matter")

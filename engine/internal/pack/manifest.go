@@ -208,9 +208,6 @@ func (c *manifestCheck) listSection(b *harnessBuild, layer, id string, line, col
 		}
 		b.overrides[sec.Override] = id
 	}
-	if sec.Layer != layer {
-		c.fail(line, col, "section %q declares layer %q but is listed in layer %q", id, sec.Layer, layer)
-	}
 	return sec
 }
 

@@ -49,7 +49,6 @@ const (
 	sectionSuffix  = ".md.tmpl"
 	partialSuffix  = ".tmpl"
 	frontMatterSep = "+++"
-	defaultLayer   = "system"
 	// DefaultHarness is the harness used when a request names none.
 	DefaultHarness = "embedded"
 )

@@ -14,7 +14,6 @@ import (
 type frontMatter struct {
 	Modes    []string `toml:"modes"`
 	Tier     string   `toml:"tier"`
-	Layer    string   `toml:"layer"`
 	Override string   `toml:"override"`
 }
 
@@ -23,7 +22,6 @@ type Section struct {
 	ID, File string
 	Modes    []Mode
 	Tier     Tier
-	Layer    string
 	Override string
 	Body     string // template text; front matter lines kept as blank lines so positions match the file
 }
@@ -44,15 +42,12 @@ func parseSection(file, text string) (*Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	sec := &Section{ID: sf.id, File: file, Tier: Tier(fm.Tier), Layer: fm.Layer, Override: fm.Override}
+	sec := &Section{ID: sf.id, File: file, Tier: Tier(fm.Tier), Override: fm.Override}
 	if sec.Modes, err = sf.modes(fm.Modes); err != nil {
 		return nil, err
 	}
 	if err := sf.checkTier(sec.Tier); err != nil {
 		return nil, err
-	}
-	if sec.Layer == "" {
-		sec.Layer = defaultLayer
 	}
 	if err := sf.checkOverride(sec.Override); err != nil {
 		return nil, err
