@@ -44,6 +44,7 @@ func FuzzManifest(f *testing.F) {
 	f.Add("identity_section = \"identity\"\nboundary = \"<!-- B -->\"\n[[layer]]\nname = \"system\"\nsections = [\"identity\", \"a\"]\n")
 	f.Add("identity_section = \"identity\"\nboundary = \"B\"\n[[layer]]\nname = \"system\"\nsections = [\n  \"a\", # comment\n  \"identity\"]\n[[harness]]\nname = \"h\"\n[[harness.layer]]\nname = \"system\"\nsections = ['identity']\n")
 	f.Add("[[layer]]\nsections = [\"\\\"x\"]\n")
+	f.Add("identity_section = \"identity\"\nboundary = \"B\"\n[[layer]]\nname = \"system\"\nsections = [\"identity\", \"a\"]\n[[harness]]\nname = \"h\"\n[[harness.layer]]\nname = \"system\"\nbase = \"system\"\nremove = [\"a\"]\nadd = [\"a\"]\nbefore = \"identity\"\n")
 	f.Add("boundary = \"\"\n")
 	f.Fuzz(func(t *testing.T, manifestText string) {
 		if !utf8.ValidString(manifestText) {

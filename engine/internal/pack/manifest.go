@@ -20,14 +20,27 @@ type Manifest struct {
 	Vars            map[string]string `toml:"vars"`
 }
 
+// layerDecl is a [[layer]] of the default harness: its sections in order.
 type layerDecl struct {
 	Name     string   `toml:"name"`
 	Sections []string `toml:"sections"`
 }
 
+// harnessLayerDecl is a [[harness.layer]]: it lists its sections like a
+// [[layer]], or starts from the default harness's layer named Base and
+// edits that list (see layeredit.go).
+type harnessLayerDecl struct {
+	layerDecl
+	Base   string   `toml:"base"`
+	Remove []string `toml:"remove"`
+	Add    []string `toml:"add"`
+	After  string   `toml:"after"`
+	Before string   `toml:"before"`
+}
+
 type harnessDecl struct {
 	Name   string                 `toml:"name"`
-	Layers []layerDecl            `toml:"layer"`
+	Layers []harnessLayerDecl     `toml:"layer"`
 	Files  map[string]harnessFile `toml:"files"`
 }
 
@@ -102,13 +115,16 @@ func (c *manifestCheck) checkBoundary() {
 // place among the [[harness]] tables, -1 for the default harness.
 type declared struct {
 	name   string
-	layers []layerDecl
+	layers []harnessLayerDecl
 	index  int
 }
 
 // harnesses returns the default harness and every well-named [[harness]].
 func (c *manifestCheck) harnesses() []declared {
-	all := []declared{{name: DefaultHarness, layers: c.m.Layers, index: -1}}
+	all := []declared{{name: DefaultHarness, index: -1}}
+	for _, l := range c.m.Layers {
+		all[0].layers = append(all[0].layers, harnessLayerDecl{layerDecl: l})
+	}
 	seen := map[string]bool{DefaultHarness: true}
 	for i, h := range c.m.Harnesses {
 		switch {
@@ -154,59 +170,83 @@ func (c *manifestCheck) buildHarness(d declared) *Harness {
 
 // buildLayer checks one layer's name and sections; nil when the layer
 // cannot be built at all.
-func (c *manifestCheck) buildLayer(b *harnessBuild, li int, ld layerDecl) *Layer {
-	pos := func(ei int) (int, int) { return listPos(c.doc, c.m, b.index, li, ei) }
+func (c *manifestCheck) buildLayer(b *harnessBuild, li int, ld harnessLayerDecl) *Layer {
+	lp := c.layerPos(b, li)
 	switch {
 	case ld.Name == "":
-		l, col := pos(-1)
+		l, col := lp.header()
 		c.fail(l, col, "a layer of harness %q has no name", b.name)
 		return nil
 	case b.layerNames[ld.Name]:
-		l, col := pos(-1)
+		l, col := lp.header()
 		c.fail(l, col, "harness %q declares layer %q twice", b.name, ld.Name)
 		return nil
 	}
 	b.layerNames[ld.Name] = true
 	ly := &Layer{Name: ld.Name}
-	var lastDynamic *Section
-	for ei, id := range ld.Sections {
-		l, col := pos(ei)
-		sec := c.listSection(b, ld.Name, id, l, col)
+	var lastDynamic *listed
+	for _, e := range c.layerList(lp, ld) {
+		sec := c.listSection(b, ld.Name, e)
 		if sec == nil {
 			continue
 		}
 		if sec.Tier == TierStable && lastDynamic != nil {
-			c.fail(l, col, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", id, lastDynamic.ID, ld.Name)
+			c.checkTierOrder(ld.Name, e, *lastDynamic)
 		}
 		if sec.Tier == TierDynamic {
-			lastDynamic = sec
+			lastDynamic = &e
 		}
 		ly.Sections = append(ly.Sections, sec)
 	}
 	return ly
 }
 
-// listSection checks one id listed in a layer, written at line:col, and
-// returns its section; nil when the id cannot be listed there.
-func (c *manifestCheck) listSection(b *harnessBuild, layer, id string, line, col int) *Section {
-	sec, ok := c.p.Sections[id]
+// listed is one id of a layer's resolved list and where the manifest puts
+// it: its place in a sections or add array, or, for an id a base layer
+// brings in, the base key of the layer that edits it.
+type listed struct {
+	id        string
+	line, col int
+	fromBase  bool
+}
+
+// checkTierOrder reports stable section e listed after dynamic section
+// dyn. The error points at the stable one, or at the dynamic one when only
+// that one was written in this layer (added to a base). Two ids that both
+// come from the base are the base layer's problem, reported there.
+func (c *manifestCheck) checkTierOrder(layer string, e, dyn listed) {
+	if e.fromBase && dyn.fromBase {
+		return
+	}
+	at := e
+	if e.fromBase {
+		at = dyn
+	}
+	c.fail(at.line, at.col, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", e.id, dyn.id, layer)
+}
+
+// listSection checks one id of a layer's list and returns its section;
+// nil when the id cannot be listed there.
+func (c *manifestCheck) listSection(b *harnessBuild, layer string, e listed) *Section {
+	sec, ok := c.p.Sections[e.id]
 	if !ok {
-		if !c.p.broken[id] {
-			c.fail(line, col, "section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
+		// An id a base brings in is reported where the base lists it.
+		if !c.p.broken[e.id] && !e.fromBase {
+			c.fail(e.line, e.col, "section %q has no file %s/%s%s", e.id, sectionsDir, e.id, sectionSuffix)
 		}
 		return nil
 	}
-	if prev, dup := b.inHarness[id]; dup {
-		c.fail(line, col, "section %q is listed twice in harness %q (already in layer %q)", id, b.name, prev)
+	if prev, dup := b.inHarness[e.id]; dup {
+		c.fail(e.line, e.col, "section %q is listed twice in harness %q (already in layer %q)", e.id, b.name, prev)
 		return nil
 	}
-	b.inHarness[id] = layer
-	c.listed[id] = true
+	b.inHarness[e.id] = layer
+	c.listed[e.id] = true
 	if sec.Override != "" {
 		if other, dup := b.overrides[sec.Override]; dup {
-			c.fail(line, col, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, id, sec.Override, b.name)
+			c.fail(e.line, e.col, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, e.id, sec.Override, b.name)
 		}
-		b.overrides[sec.Override] = id
+		b.overrides[sec.Override] = e.id
 	}
 	return sec
 }
@@ -248,27 +288,4 @@ func (c *manifestCheck) warnUnrendered() {
 				Err: fmt.Errorf("section %q is listed in no layer of %s, so it never renders", id, manifestPath)})
 		}
 	}
-}
-
-// listPos places an error on the ei-th string of the sections array of
-// layer li of harness hIndex (-1 for the top-level layers), or with ei -1
-// on the layer's header. BurntSushi/toml does not expose value positions.
-func listPos(doc *strict.TOMLDoc, m *Manifest, hIndex, li, ei int) (line, col int) {
-	table, n := "layer", li
-	if hIndex >= 0 {
-		table = "harness.layer"
-		for _, h := range m.Harnesses[:hIndex] {
-			n += len(h.Layers)
-		}
-	}
-	if ei < 0 {
-		if p, ok := doc.Table(table, n); ok {
-			return p.Line, 1
-		}
-		return 0, 0
-	}
-	if elems := doc.Elements(table, n, "sections"); ei < len(elems) {
-		return elems[ei].Line, elems[ei].Col
-	}
-	return 0, 0
 }
