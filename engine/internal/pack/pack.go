@@ -126,9 +126,9 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 			errs = append(errs, &diag.Error{Phase: diag.PhaseFrontMatter, File: file, Err: err})
 			continue
 		}
-		sec, err := parseSection(file, string(text))
-		if err != nil {
-			errs = append(errs, err.(*diag.Error))
+		sec, perr := parseSection(file, string(text))
+		if perr != nil {
+			errs = append(errs, perr)
 			p.broken[strings.TrimSuffix(name, sectionSuffix)] = true
 			continue
 		}

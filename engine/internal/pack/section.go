@@ -29,7 +29,7 @@ type Section struct {
 func (s *Section) HasMode(m Mode) bool { return slices.Contains(s.Modes, m) }
 
 // parseSection splits a section file into front matter and body.
-func parseSection(file, text string) (*Section, error) {
+func parseSection(file, text string) (*Section, *diag.Error) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	sf := &sectionFile{file: file, id: strings.TrimSuffix(path.Base(file), sectionSuffix)}
 	lines := strings.SplitAfter(text, "\n")
@@ -63,7 +63,7 @@ type sectionFile struct {
 	file, id, head string
 }
 
-func (sf *sectionFile) fail(line, col int, format string, args ...any) error {
+func (sf *sectionFile) fail(line, col int, format string, args ...any) *diag.Error {
 	return &diag.Error{Phase: diag.PhaseFrontMatter, File: sf.file, Line: line, Col: col, Section: sf.id, Err: fmt.Errorf(format, args...)}
 }
 
@@ -78,7 +78,7 @@ func (sf *sectionFile) at(key string) (int, int) {
 
 // frontMatterEnd returns the index of the line that closes the front
 // matter the first line opens.
-func (sf *sectionFile) frontMatterEnd(lines []string) (int, error) {
+func (sf *sectionFile) frontMatterEnd(lines []string) (int, *diag.Error) {
 	if len(lines) == 0 || strings.TrimRight(lines[0], "\n") != frontMatterSep {
 		return 0, sf.fail(1, 1, "a section file starts with a %q line, then TOML front matter, then %q", frontMatterSep, frontMatterSep)
 	}
@@ -90,7 +90,7 @@ func (sf *sectionFile) frontMatterEnd(lines []string) (int, error) {
 	return 0, sf.fail(1, 1, "front matter is not closed by a %q line", frontMatterSep)
 }
 
-func (sf *sectionFile) decode() (frontMatter, error) {
+func (sf *sectionFile) decode() (frontMatter, *diag.Error) {
 	var fm frontMatter
 	if err := strict.TOML(sf.head, &fm); err != nil {
 		e := diag.Decode(diag.PhaseFrontMatter, sf.file, err)
@@ -104,7 +104,7 @@ func (sf *sectionFile) decode() (frontMatter, error) {
 }
 
 // modes checks the modes list: present, known, none twice.
-func (sf *sectionFile) modes(names []string) ([]Mode, error) {
+func (sf *sectionFile) modes(names []string) ([]Mode, *diag.Error) {
 	if names == nil {
 		return nil, sf.fail(1, 1, "front matter needs modes (a subset of full, minimal, none)")
 	}
@@ -125,7 +125,7 @@ func (sf *sectionFile) modes(names []string) ([]Mode, error) {
 	return out, nil
 }
 
-func (sf *sectionFile) checkTier(t Tier) error {
+func (sf *sectionFile) checkTier(t Tier) *diag.Error {
 	switch t {
 	case TierStable, TierDynamic:
 		return nil
@@ -136,7 +136,7 @@ func (sf *sectionFile) checkTier(t Tier) error {
 	return sf.fail(l, c, "unknown tier %q (want stable or dynamic)", t)
 }
 
-func (sf *sectionFile) checkOverride(o string) error {
+func (sf *sectionFile) checkOverride(o string) *diag.Error {
 	if o == "" || slices.Contains(OverrideKeys, o) {
 		return nil
 	}
