@@ -477,59 +477,18 @@ func writeAnthropic(w io.Writer, res *engine.Result) error {
 // gets the usual 0666 less the umask; a replaced one keeps its mode; a
 // symlink is followed, so the file it points to is the one replaced.
 func writeAtomic(name string, data []byte) error {
-	if err := writeFileAtomic(name, data); err != nil {
-		return fmt.Errorf("-o %s: %w", name, err)
-	}
-	return nil
-}
-
-func writeFileAtomic(name string, data []byte) error {
 	target := name
 	if resolved, err := filepath.EvalSymlinks(name); err == nil {
 		target = resolved
 	}
-	info, statErr := os.Stat(target)
-	if statErr == nil && info.IsDir() {
-		return errors.New("is a directory")
-	}
-	dir := filepath.Dir(target)
-	var tmp *os.File
-	var err error
-	for i := 0; ; i++ {
-		tmpName := filepath.Join(dir, fmt.Sprintf(".%s.%d.%d.tmp", filepath.Base(target), os.Getpid(), i))
-		tmp, err = os.OpenFile(tmpName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if err == nil || !errors.Is(err, os.ErrExist) || i == 100 {
-			break
-		}
-	}
-	if err != nil {
-		var pe *os.PathError
+	if err := vfs.WriteFileAtomic(afero.NewOsFs(), target, data, 0o666); err != nil {
+		var pe *iofs.PathError
 		if errors.As(err, &pe) {
-			err = pe.Err // the temporary name means nothing to the user
+			err = pe.Err // it names target; the user gave name
 		}
-		return err
+		return fmt.Errorf("-o %s: %w", name, err)
 	}
-	defer os.Remove(tmp.Name())
-	if statErr == nil && info.Mode().IsRegular() {
-		if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-			tmp.Close()
-			return err
-		}
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	// Flush to disk before the rename, so a crash leaves the old file or
-	// the new one, never an empty one.
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), target)
+	return nil
 }
 
 func cmdLint(args []string, stdout, stderr io.Writer) error {
