@@ -12,6 +12,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/afero"
+
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // Problem kinds reported by Check.
@@ -194,28 +196,14 @@ func existingSnapshots(fsys afero.Fs, snapDir string) ([]string, error) {
 }
 
 // writeAtomic writes data to a temporary file beside file and renames it
-// into place, so a reader never sees a half-written snapshot.
-func writeAtomic(fsys afero.Fs, file string, data []byte) (err error) {
-	tmp, err := afero.TempFile(fsys, filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("golden: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = fsys.Remove(tmp.Name())
+// into place, so a reader never sees a half-written snapshot. A new
+// snapshot gets 0644 less the umask; a replaced one keeps its mode.
+func writeAtomic(fsys afero.Fs, file string, data []byte) error {
+	if err := vfs.WriteFileAtomic(fsys, file, data, 0o644); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // it names file, as the message below does
 		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("golden: writing %s: %w", file, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("golden: writing %s: %w", file, err)
-	}
-	if err := fsys.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("golden: writing %s: %w", file, err)
-	}
-	if err := fsys.Rename(tmp.Name(), file); err != nil {
 		return fmt.Errorf("golden: writing %s: %w", file, err)
 	}
 	return nil
