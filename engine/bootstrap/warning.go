@@ -7,11 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/spf13/afero"
+
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // WarningMode says when the truncation notice is shown
@@ -195,19 +196,12 @@ func (s *FileStore) save(seen []string) error {
 		return fmt.Errorf("bootstrap: encode state file %s: %w", s.path, err)
 	}
 	data = append(data, '\n')
-	dir := filepath.Dir(s.path)
-	tmp, err := afero.TempFile(s.fsys, dir, "."+filepath.Base(s.path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("bootstrap: write state file %s: %w", s.path, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = s.fsys.Remove(tmp.Name())
-		return fmt.Errorf("bootstrap: write state file %s: %w", s.path, err)
-	}
-	if err := s.fsys.Rename(tmp.Name(), s.path); err != nil {
-		_ = s.fsys.Remove(tmp.Name())
+	// A new state file is private (0600); one replaced keeps its mode.
+	if err := vfs.WriteFileAtomic(s.fsys, s.path, data, 0o600); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // it names s.path, as the message below does
+		}
 		return fmt.Errorf("bootstrap: write state file %s: %w", s.path, err)
 	}
 	return nil
