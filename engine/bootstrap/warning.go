@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/spf13/afero"
@@ -23,20 +24,19 @@ type WarningMode string
 const (
 	WarningOff    WarningMode = "off"    // never shown, nothing recorded
 	WarningOnce   WarningMode = "once"   // shown the first time a signature is seen
-	WarningAlways WarningMode = "always" // shown whenever something was cut (the default)
+	WarningAlways WarningMode = "always" // shown whenever something was cut
 )
 
-// DefaultWarningMode is the mode when the config does not set one.
-const DefaultWarningMode = WarningAlways
+// WarningModes are the accepted values, for validating a config.
+var WarningModes = []string{string(WarningOff), string(WarningOnce), string(WarningAlways)}
 
 // ParseWarningMode parses a config value; anything but off, once or always
 // is an error naming the allowed values.
 func ParseWarningMode(s string) (WarningMode, error) {
-	switch m := WarningMode(s); m {
-	case WarningOff, WarningOnce, WarningAlways:
-		return m, nil
+	if !slices.Contains(WarningModes, s) {
+		return "", fmt.Errorf("bootstrap: invalid truncation warning mode %q (allowed: %s)", s, strings.Join(WarningModes, ", "))
 	}
-	return "", fmt.Errorf("bootstrap: invalid truncation warning mode %q (allowed: off, once, always)", s)
+	return WarningMode(s), nil
 }
 
 // Store remembers which truncation signatures have been shown. It must be

@@ -16,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
@@ -360,7 +361,7 @@ func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
 	errs := []error{
 		k.positive("bootstrapMaxChars", a.BootstrapMaxChars),
 		k.positive("bootstrapTotalMaxChars", a.BootstrapTotalMaxChars),
-		k.enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, "off", "once", "always"),
+		k.enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, bootstrap.WarningModes...),
 		k.enum("timeFormat", a.TimeFormat, "auto", "12", "24"),
 		k.zone("userTimezone", a.UserTimezone),
 	}
