@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"io/fs"
+	"os"
+	"path"
 	"regexp"
 	"strings"
 	"testing"
@@ -115,4 +117,32 @@ func setDefault(t testing.TB, p fs.FS, key, value string) {
 	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + ` *=.*$`)
 	require.True(t, re.MatchString(text), "templates/defaults.toml has no key %s", key)
 	m["templates/defaults.toml"] = &fstest.MapFile{Data: []byte(re.ReplaceAllLiteralString(text, key+" = "+value))}
+}
+
+// exampleWorkspace copies examples/workspace into memory at /ws.
+func exampleWorkspace(t testing.TB) afero.Fs {
+	t.Helper()
+	ws := afero.NewMemMapFs()
+	copyExampleWorkspace(t, ws, "/ws")
+	return ws
+}
+
+// copyExampleWorkspace writes examples/workspace into fsys at root.
+func copyExampleWorkspace(t testing.TB, fsys afero.Fs, root string) {
+	t.Helper()
+	src := os.DirFS("../examples/workspace")
+	require.NoError(t, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(src, p)
+		if err != nil {
+			return err
+		}
+		name := path.Join(root, p)
+		if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
+			return err
+		}
+		return afero.WriteFile(fsys, name, data, 0o644)
+	}))
 }

@@ -1,9 +1,10 @@
-package engine_test
+package sysprompt_test
 
-// Tests of the built-in pack's gating (issue 5): every section shows when
-// the request calls for it and not otherwise, the modes keep and drop the
-// right sections, volatile facts never move the stable prefix, and the
-// shipped example requests read cleanly.
+// Tests of the built-in pack's wording and gating (issue 5): every section
+// shows when the request calls for it and not otherwise, the modes keep and
+// drop the right sections, volatile facts never move the stable prefix, and
+// the shipped example requests read cleanly. They live beside the pack and
+// use only the engine's exported API, as any caller of the pack would.
 
 import (
 	"io/fs"
@@ -704,14 +705,7 @@ func TestBuiltinCacheStability(t *testing.T) {
 func exampleWorkspace(t testing.TB) afero.Fs {
 	t.Helper()
 	ws := afero.NewMemMapFs()
-	copyExampleWorkspace(t, ws, "/ws")
-	return ws
-}
-
-// copyExampleWorkspace writes examples/workspace into fsys at root.
-func copyExampleWorkspace(t testing.TB, fsys afero.Fs, root string) {
-	t.Helper()
-	src := os.DirFS("../examples/workspace")
+	src := os.DirFS("examples/workspace")
 	require.NoError(t, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -720,19 +714,20 @@ func copyExampleWorkspace(t testing.TB, fsys afero.Fs, root string) {
 		if err != nil {
 			return err
 		}
-		name := path.Join(root, p)
-		if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
+		name := path.Join("/ws", p)
+		if err := ws.MkdirAll(path.Dir(name), 0o755); err != nil {
 			return err
 		}
-		return afero.WriteFile(fsys, name, data, 0o644)
+		return afero.WriteFile(ws, name, data, 0o644)
 	}))
+	return ws
 }
 
 // TestBuiltinExampleRequests renders the seven shipped requests with the
 // example workspace and config, and reads each layer as a careful person
 // would: no empty heading, no doubled blank line, no template leftovers.
 func TestBuiltinExampleRequests(t *testing.T) {
-	cfg, err := config.Parse("agents.toml", mustReadFile(t, "../examples/agents.toml"))
+	cfg, err := config.Parse("agents.toml", mustReadFile(t, "examples/agents.toml"))
 	require.NoError(t, err)
 	e, err := engine.New(packWith(t, nil), engine.WithFS(exampleWorkspace(t)), engine.WithConfig(cfg),
 		engine.WithWarningStore(bootstrap.NewMemoryStore()))
@@ -771,7 +766,7 @@ func TestBuiltinExampleRequests(t *testing.T) {
 	}
 	for _, ex := range examples {
 		t.Run(ex.file, func(t *testing.T) {
-			name := "../examples/requests/" + ex.file
+			name := "examples/requests/" + ex.file
 			req, err := engine.ParseRequest(name, mustReadFile(t, name))
 			require.NoError(t, err)
 			req.Workspace.Path = "/ws"
