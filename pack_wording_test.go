@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
@@ -890,4 +891,11 @@ func TestBuiltinEmptyHeadingCheck(t *testing.T) {
 	for text, want := range cases {
 		assert.Equal(t, want, emptyHeading(text), "%q", text)
 	}
+}
+
+func TestBuiltinPackLints(t *testing.T) {
+	res := engine.Lint(sysprompt.Pack)
+	require.Empty(t, res.Errors)
+	assert.Empty(t, res.Warnings)
+	assert.Greater(t, res.Sections, 5)
 }

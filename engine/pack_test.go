@@ -10,13 +10,6 @@ import (
 	"github.com/sysprompt/sysprompt/engine"
 )
 
-func TestBuiltinPackLints(t *testing.T) {
-	res := engine.Lint(packWith(t, nil))
-	require.Empty(t, res.Errors)
-	assert.Empty(t, res.Warnings)
-	assert.Greater(t, res.Sections, 5)
-}
-
 // Every way a pack can be broken is a load error at file:line:col.
 func TestBrokenPacks(t *testing.T) {
 	ok := section(stable, "ok")
