@@ -6,6 +6,8 @@ import (
 	"io"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/sysprompt/sysprompt/internal/runes"
 )
 
 // Keep says how much of a text file ReadText holds on to, in code points.
@@ -80,14 +82,14 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 			scratch = appendReplacingInvalid(scratch[:0], valid)
 			valid = scratch
 		}
-		runes := countRunes(valid)
-		if need := prefixLimit - count; need >= runes {
+		chars := countRunes(valid)
+		if need := prefixLimit - count; need >= chars {
 			prefix = append(prefix, valid...)
 		} else if need > 0 {
-			prefix = append(prefix, firstRunes(valid, need)...)
+			prefix = append(prefix, runes.FirstValid(valid, need)...)
 		}
-		tail.write(valid, runes)
-		count += runes
+		tail.write(valid, chars)
+		count += chars
 		carry = copy(buf, chunk[end:])
 		if eof {
 			break
@@ -98,7 +100,7 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 		t.Content = string(prefix)
 		return t, nil
 	}
-	t.Head = string(firstRunes(prefix, keep.Head))
+	t.Head = string(runes.FirstValid(prefix, keep.Head))
 	t.Tail = string(tail.last())
 	return t, nil
 }
@@ -166,34 +168,6 @@ func countRunes(b []byte) int {
 	return total - continuations
 }
 
-// firstRunes returns the first n code points of valid UTF-8 b.
-func firstRunes(b []byte, n int) []byte {
-	for i, c := range b {
-		if c&0xC0 != 0x80 { // a code point starts here
-			if n == 0 {
-				return b[:i]
-			}
-			n--
-		}
-	}
-	return b
-}
-
-// lastRunes returns the last n code points of valid UTF-8 b.
-func lastRunes(b []byte, n int) []byte {
-	if n == 0 {
-		return nil
-	}
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i]&0xC0 != 0x80 {
-			if n--; n == 0 {
-				return b[i:]
-			}
-		}
-	}
-	return b
-}
-
 // tailWindow keeps at least the last keep code points written to it, in
 // memory bounded by about 8*keep bytes plus one write.
 type tailWindow struct {
@@ -202,21 +176,21 @@ type tailWindow struct {
 	runes int    // code points in buf
 }
 
-func (w *tailWindow) write(b []byte, runes int) {
+func (w *tailWindow) write(b []byte, chars int) {
 	if w.keep == 0 {
 		return
 	}
 	w.buf = append(w.buf, b...)
-	w.runes += runes
+	w.runes += chars
 	if len(w.buf) <= 8*w.keep || w.runes <= w.keep {
 		return
 	}
 	// Drop what can no longer be among the last keep code points,
 	// scanning only what stays.
-	w.buf = w.buf[:copy(w.buf, lastRunes(w.buf, w.keep))]
+	w.buf = w.buf[:copy(w.buf, runes.LastValid(w.buf, w.keep))]
 	w.runes = w.keep
 }
 
 func (w *tailWindow) last() []byte {
-	return lastRunes(w.buf, w.keep)
+	return runes.LastValid(w.buf, w.keep)
 }

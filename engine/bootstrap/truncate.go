@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sysprompt/sysprompt/internal/runes"
 )
 
 // Shares of a truncated file's budget (after the marker) kept from the
@@ -26,34 +28,6 @@ func normalize(s string) string {
 
 // runeCount is the length of s in code points, the unit of every budget.
 func runeCount(s string) int { return utf8.RuneCountInString(s) }
-
-// firstRunes returns the first n code points of s (all of s if shorter).
-func firstRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
-}
-
-// lastRunes returns the last n code points of s (all of s if shorter).
-func lastRunes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := len(s)
-	for i > 0 && n > 0 {
-		_, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
-		n--
-	}
-	return s[i:]
-}
 
 // share returns pct percent of n, rounded down, without overflowing for
 // huge budgets.
@@ -109,7 +83,7 @@ func truncate(t text, budget int, marker func(kept int) string) (string, int) {
 		mChars = runeCount(m)
 	}
 	if h+mChars+tl > budget {
-		m = firstRunes(m, budget)
+		m = runes.First(m, budget)
 		return m, runeCount(m)
 	}
 	head, tail := snapToLines(prefix(t.head, t.headChars, h), suffix(t.tail, t.tailChars, tl))
@@ -136,29 +110,24 @@ func snapToLines(head, tail string) (string, string) {
 	return head, tail
 }
 
-// prefix is firstRunes, slicing directly when s (of chars code points) is
+// prefix is runes.First, slicing directly when s (of chars code points) is
 // ASCII.
 func prefix(s string, chars, n int) string {
 	if chars == len(s) {
 		return s[:min(n, len(s))]
 	}
-	return firstRunes(s, n)
+	return runes.First(s, n)
 }
 
-// suffix is lastRunes, slicing directly when s (of chars code points) is
+// suffix is runes.Last, slicing directly when s (of chars code points) is
 // ASCII.
 func suffix(s string, chars, n int) string {
 	if chars == len(s) {
 		return s[len(s)-min(n, len(s)):]
 	}
-	return lastRunes(s, n)
+	return runes.Last(s, n)
 }
 
 // clamp cuts s to at most n code points; used for markers charged against
 // a nearly spent total.
-func clamp(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	return firstRunes(s, n)
-}
+func clamp(s string, n int) string { return runes.First(s, n) }

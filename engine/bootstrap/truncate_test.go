@@ -120,13 +120,3 @@ func TestNormalize(t *testing.T) {
 		assert.Equal(t, want, normalize(in), "%q", in)
 	}
 }
-
-func TestFirstLastRunes(t *testing.T) {
-	s := "a日🙂b"
-	for n, want := range []string{"", "a", "a日", "a日🙂", "a日🙂b", "a日🙂b"} {
-		assert.Equal(t, want, firstRunes(s, n))
-	}
-	for n, want := range []string{"", "b", "🙂b", "日🙂b", "a日🙂b", "a日🙂b"} {
-		assert.Equal(t, want, lastRunes(s, n))
-	}
-}
