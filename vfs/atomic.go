@@ -27,13 +27,12 @@ func WriteFileAtomic(fsys afero.Fs, name string, data []byte, perm fs.FileMode) 
 // write leaves name as it was.
 //
 // write writes to a new hidden file beside name (".<base>.<random>.tmp",
-// in the same directory so that the rename stays on one filesystem). When
-// it returns nil, that file gets name's permission bits if name is a
-// regular file, else perm less the umask, as [os.WriteFile] gives a new
-// file; it is synced to disk unless fsys does not support that, so a crash
-// leaves the old file or the new one, never an empty one; then it is
-// closed and renamed over name. On any error, or a panic in write, it is
-// removed.
+// in the same directory so that the rename stays on one filesystem),
+// which has name's permission bits if name is a regular file, else perm
+// less the umask, as [os.WriteFile] creates a file. Once write returns
+// nil, the file is synced to disk unless fsys does not support that (so a
+// crash leaves the old file or the new one, never an empty one), closed,
+// and renamed over name. On any error, or a panic in write, it is removed.
 //
 // name itself is replaced: a symlink there becomes a regular file (resolve
 // it first to write through it), and a directory is refused with
