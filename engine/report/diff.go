@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/internal/runes"
 )
 
 // Diff compares the prompts of two renders layer by layer: are the stable prefixes byte-identical, and if not, where do they first differ.
@@ -122,14 +123,9 @@ func excerpt(s string, off int) string {
 		return "(end of text)"
 	}
 	rest := s[off:]
-	n, i := 0, 0
-	for i < len(rest) && n < excerptChars {
-		_, size := utf8.DecodeRuneInString(rest[i:])
-		i += size
-		n++
-	}
-	out := strings.ReplaceAll(rest[:i], "\n", `\n`)
-	if i < len(rest) {
+	cut := runes.First(rest, excerptChars)
+	out := strings.ReplaceAll(cut, "\n", `\n`)
+	if len(cut) < len(rest) {
 		out += "…"
 	}
 	return out
