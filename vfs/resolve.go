@@ -92,13 +92,7 @@ func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, fs.
 		real := w.real(strings.Join(next, "/"))
 		fi, lstatOK, err := lstater.LstatIfPossible(real)
 		if errors.Is(err, fs.ErrNotExist) {
-			// Nothing to follow below a missing component. A ".." left
-			// in todo would make the OS fail on the missing directory;
-			// cleaning it away lexically could reach an existing file.
-			if slices.Contains(todo, "..") {
-				return "", nil, &fs.PathError{Op: "resolve", Path: w.Display(rel), Err: fs.ErrNotExist}
-			}
-			return w.real(path.Join(append(next, todo...)...)), nil, nil
+			return w.missing(rel, next, todo)
 		}
 		if err != nil {
 			return "", nil, err
@@ -129,6 +123,17 @@ func (w *Workspace) follow(name, rel string, lstater afero.Lstater) (string, fs.
 		last = nil // the root itself: not walked
 	}
 	return w.real(strings.Join(done, "/")), last, nil
+}
+
+// missing resolves a name whose component next does not exist: nothing
+// below it can be followed. A ".." left in todo would make the OS fail on
+// the missing directory; cleaning it away lexically could reach an
+// existing file, so it is an error.
+func (w *Workspace) missing(rel string, next, todo []string) (string, fs.FileInfo, error) {
+	if slices.Contains(todo, "..") {
+		return "", nil, &fs.PathError{Op: "resolve", Path: w.Display(rel), Err: fs.ErrNotExist}
+	}
+	return w.real(path.Join(append(next, todo...)...)), nil, nil
 }
 
 // readLink reads the symlink at real and returns its target's components

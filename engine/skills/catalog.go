@@ -81,42 +81,9 @@ func Build(found Found, p Policy, lim Limits, measure MeasureFunc) (Catalog, err
 		return cat, nil
 	}
 	kept := eligible[:min(total, maxSkills)]
-	fits := func(k int, descriptions bool) (bool, error) {
-		n, err := measure(kept[:k], descriptions, note(k, total))
-		if err != nil {
-			return false, fmt.Errorf("skills: measuring catalog of %d skills: %w", k, err)
-		}
-		return n <= maxChars, nil
-	}
-
-	listed, descriptions := len(kept), true
-	ok, err := fits(listed, true)
+	listed, descriptions, err := fit(kept, total, maxChars, measure)
 	if err != nil {
 		return Catalog{}, err
-	}
-	if !ok {
-		descriptions = false
-		if ok, err = fits(listed, false); err != nil {
-			return Catalog{}, err
-		}
-		if !ok {
-			// Largest k in [0, len(kept)) that fits; k = 0 is taken even
-			// if it does not, as there is nothing smaller to offer.
-			var searchErr error
-			listed = sort.Search(len(kept), func(k int) bool {
-				if k == 0 || searchErr != nil {
-					return false
-				}
-				ok, err := fits(k, false)
-				if err != nil {
-					searchErr = err
-				}
-				return !ok
-			}) - 1
-			if searchErr != nil {
-				return Catalog{}, searchErr
-			}
-		}
 	}
 
 	cat.Skipped = skippedOf(found.Skipped, skipped, eligible, listed, maxChars, maxSkills)
@@ -187,4 +154,36 @@ func admit(skills []Skill, p *Policy) (eligible []Skill, skipped []Skipped) {
 		return skills[:len(skills):len(skills)], nil
 	}
 	return eligible, skipped
+}
+
+// fit finds how much of kept fits maxChars: all of it with descriptions,
+// else all of it without, else the longest prefix without (which may be
+// empty). total is the eligible count, for the "N of M" note.
+func fit(kept []Skill, total, maxChars int, measure MeasureFunc) (listed int, descriptions bool, err error) {
+	fits := func(k int, descriptions bool) (bool, error) {
+		n, err := measure(kept[:k], descriptions, note(k, total))
+		if err != nil {
+			return false, fmt.Errorf("skills: measuring catalog of %d skills: %w", k, err)
+		}
+		return n <= maxChars, nil
+	}
+	for _, descriptions := range []bool{true, false} {
+		if ok, err := fits(len(kept), descriptions); err != nil || ok {
+			return len(kept), descriptions, err
+		}
+	}
+	// Largest k in [0, len(kept)) that fits; k = 0 is taken even if it
+	// does not, as there is nothing smaller to offer.
+	var searchErr error
+	listed = sort.Search(len(kept), func(k int) bool {
+		if k == 0 || searchErr != nil {
+			return false
+		}
+		ok, err := fits(k, false)
+		if err != nil {
+			searchErr = err
+		}
+		return !ok
+	}) - 1
+	return listed, false, searchErr
 }

@@ -71,6 +71,12 @@ func parseFrontMatter(data []byte) (frontMatter, error) {
 		return frontMatter{}, errAt(root, offset, "front matter must be a mapping of keys to values")
 	}
 
+	return readKeys(root, offset)
+}
+
+// readKeys reads name, description and metadata from the front matter
+// mapping, refusing a key set twice; other tools' keys are ignored.
+func readKeys(root *yaml.Node, offset int) (frontMatter, error) {
 	var fm frontMatter
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
