@@ -120,7 +120,7 @@ func TestReportUsesTheGivenTokenizer(t *testing.T) {
 	}
 }
 
-func TestDiffResults(t *testing.T) {
+func TestCompare(t *testing.T) {
 	e, err := engine.New(packWith(t, nil), engine.WithFS(workspaceFS(t, smallWorkspace())))
 	require.NoError(t, err)
 	a, err := e.Render(context.Background(), directRequest())
