@@ -343,3 +343,30 @@ func TestPackWithoutDefaultsIsAnError(t *testing.T) {
 	_, err = engine.New(p)
 	require.ErrorContains(t, err, "templates/defaults.toml:12:1: skills.max_in_prompt must be a positive number")
 }
+
+// A field reached through include, whose template name the static check
+// cannot see, still fails as the direct use does.
+func TestIncludedTemplateErrorsAreTheSectionsErrors(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "sneaky", "typo"`), map[string]string{
+		"sneaky": section(stable, `{{ $n := "pz" }}{{ include $n $ }}`),
+		"typo":   section(dynamic, `{{ $n := "py" }}{{ include $n $ }}`),
+	})
+	addFile(p, "templates/p.tmpl", `{{ define "pz" }}{{ .Channel.ID }}{{ end }}{{ define "py" }}{{ .Chanel }}{{ end }}`)
+	e, err := engine.New(p)
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), directRequest())
+	var te *engine.TierError
+	require.True(t, errors.As(err, &te), "got %v", err)
+	assert.Equal(t, "Channel", te.Field)
+	var ee *engine.Error
+	require.True(t, errors.As(err, &ee))
+	assert.Equal(t, engine.PhaseTier, ee.Phase)
+
+	addFile(p, "sections/sneaky.md.tmpl", section(stable, "ok"))
+	e, err = engine.New(p)
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), directRequest())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the section data has no field Chanel")
+	assert.NotContains(t, err.Error(), "struct {", "the generated view type is not printed")
+}

@@ -199,7 +199,8 @@ func parseTemplateError(msg string) (templateLocation, bool) {
 
 // MissingField returns the field name of a "can't evaluate field X in
 // type struct {...}" exec error, whose long generated type name means
-// nothing to a prompt author.
+// nothing to a prompt author. The phrase is looked for anywhere in the
+// message: through include it follows "error calling include: …".
 func MissingField(err *Error) (string, bool) {
 	m := missingFieldRe().FindStringSubmatch(err.Err.Error())
 	if m == nil {
@@ -209,7 +210,7 @@ func MissingField(err *Error) (string, bool) {
 }
 
 var missingFieldRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^can't evaluate field (\w+) in type \*?struct \{.*$`)
+	return regexp.MustCompile(`can't evaluate field (\w+) in type \*?struct \{.*$`)
 })
 
 // trimCalling keeps the part of an exec message before the wrapped cause
