@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"io/fs"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -183,7 +182,8 @@ sections = ["identity", "extra"]
 }
 
 // The catalog figures come from the catalog build, so they hold whatever
-// the partial's layout: here the built-in XML and a restyled list.
+// the partial's layout: the built-in XML, a restyled list, or a pack that
+// never prints the catalog.
 func TestReportSkillSizesFollowTheCatalogPartial(t *testing.T) {
 	ws := workspaceFS(t, map[string]string{
 		"AGENTS.md":           "rules",
@@ -192,34 +192,49 @@ func TestReportSkillSizesFollowTheCatalogPartial(t *testing.T) {
 		"skills/c&d/SKILL.md": "---\nname: c-d\ndescription: Escaped & located.\n---\nBody.\n",
 	})
 	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}, Tools: []engine.Tool{{Name: "read"}}}
-	restyled := `{{ define "skills_catalog" }}{{ range .Listed }}* {{ .Name }}: {{ .Description }}
+	chars := utf8.RuneCountInString
+	between := func(text, first, last string) string {
+		i, j := strings.Index(text, first), strings.LastIndex(text, last)
+		require.True(t, i >= 0 && j > i, "%q…%q is in the prompt", first, last)
+		return text[i : j+len(last)]
+	}
+
+	t.Run("built-in", func(t *testing.T) {
+		res := render(t, packWith(t, nil), req, engine.WithFS(ws))
+		rep := report.Build(res, nil)
+		catalog := between(res.Layers[0].Text, "<available_skills>", "</available_skills>")
+		assert.Equal(t, chars(catalog), rep.Skills.CatalogChars)
+		require.Len(t, rep.Skills.Entries, 3)
+		for _, b := range rep.Skills.Entries {
+			// A skill adds its <skill> element and the line break and
+			// indent before it.
+			element := between(catalog, "<skill>\n    <name>"+b.Name+"<", "</skill>")
+			element = element[:strings.Index(element, "</skill>")+len("</skill>")]
+			assert.Equal(t, chars(element)+3, b.BlockChars, b.Name)
+		}
+	})
+
+	t.Run("restyled", func(t *testing.T) {
+		restyled := `{{ define "skills_catalog" }}{{ range .Listed }}* {{ .Name }}: {{ .Description }}
 {{ end }}{{ end }}{{ define "skills_section" }}{{ if .Skills.Listed }}## Skills
 {{ .Skills.Catalog }}{{ end }}{{ end }}`
-	for _, tc := range []struct {
-		name        string
-		pack        fs.FS
-		first, last string // the catalog's first and last lines as printed
-	}{
-		{"built-in", packWith(t, nil), "<available_skills>", "</available_skills>"},
-		{"restyled", packWith(t, map[string]string{"templates/skills.tmpl": restyled}), "* a: Short.", "* c-d: Escaped & located.\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := tc.pack
-			res := render(t, p, req, engine.WithFS(ws))
-			rep := report.Build(res, nil)
-			require.Len(t, rep.Skills.Entries, 3)
-			sum := 0
-			for _, b := range rep.Skills.Entries {
-				assert.Positive(t, b.BlockChars, b.Name)
-				assert.Less(t, b.BlockChars, rep.Skills.CatalogChars)
-				sum += b.BlockChars
-			}
-			assert.LessOrEqual(t, sum, rep.Skills.CatalogChars, "the blocks are parts of the catalog")
-			assert.Greater(t, rep.Skills.Entries[1].BlockChars, rep.Skills.Entries[0].BlockChars, "a longer description costs more")
-			text := res.Layers[0].Text
-			i, j := strings.Index(text, tc.first), strings.Index(text, tc.last)
-			require.True(t, i >= 0 && j > i, "the catalog is in the prompt")
-			assert.Equal(t, utf8.RuneCountInString(text[i:j+len(tc.last)]), rep.Skills.CatalogChars)
-		})
-	}
+		res := render(t, packWith(t, map[string]string{"templates/skills.tmpl": restyled}), req, engine.WithFS(ws))
+		rep := report.Build(res, nil)
+		assert.Equal(t, chars(between(res.Layers[0].Text, "* a: Short.", "* c-d: Escaped & located.")), rep.Skills.CatalogChars)
+		want := map[string]string{"a": "* a: Short.\n", "b": "* b: A much longer description of what b does.\n", "c-d": "* c-d: Escaped & located.\n"}
+		for _, b := range rep.Skills.Entries {
+			assert.Equal(t, chars(want[b.Name]), b.BlockChars, b.Name)
+		}
+	})
+
+	t.Run("not printed", func(t *testing.T) {
+		silent := `{{ define "skills_catalog" }}{{ range .Listed }}{{ .Name }}{{ end }}{{ end }}{{ define "skills_section" }}{{ if .Skills.Listed }}## Skills{{ end }}{{ end }}`
+		res := render(t, packWith(t, map[string]string{"templates/skills.tmpl": silent}), req, engine.WithFS(ws))
+		rep := report.Build(res, nil)
+		assert.Equal(t, 3, rep.Skills.Listed)
+		assert.Zero(t, rep.Skills.CatalogChars, "a catalog no section prints costs nothing")
+		for _, b := range rep.Skills.Entries {
+			assert.Zero(t, b.BlockChars, b.Name)
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/afero"
@@ -34,9 +35,10 @@ type sessionSkills struct {
 // catalog partial when the catalog is built, so a report never has to
 // find the catalog in the prompt text.
 type CatalogSize struct {
-	Chars int // the catalog as the partial prints it
-	// Blocks[i] is the characters Skills[i] adds: a catalog listing that
-	// skill alone, less an empty catalog.
+	Text  string // the catalog as the partial printed it, trimmed
+	Chars int    // Text's length in characters
+	// Blocks[i] is the characters Result.Skills.Skills[i] adds to the
+	// catalog: a catalog listing that skill alone, less an empty one.
 	Blocks []int
 }
 
@@ -206,7 +208,8 @@ func catalogChars(set *renderSet, list []skills.Skill, descriptions bool, note s
 
 // measureCatalog sizes a built catalog and each listed skill's block.
 func measureCatalog(set *renderSet, v *view.SkillsView) (CatalogSize, error) {
-	size := CatalogSize{Chars: utf8.RuneCountInString(v.Catalog)}
+	text := strings.TrimSpace(v.Catalog) // as sections print it, tidied
+	size := CatalogSize{Text: text, Chars: utf8.RuneCountInString(text)}
 	if len(v.Listed) == 0 {
 		return size, nil
 	}

@@ -7,6 +7,7 @@ package report
 
 import (
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine"
@@ -235,20 +236,29 @@ func bootstrapReport(r *engine.Result) BootstrapReport {
 	return b
 }
 
-// skillsReport takes the catalog's figures from the catalog build.
+// skillsReport takes the catalog's figures from the catalog build. They
+// count once for every layer that prints the catalog, and not at all
+// when no section printed it.
 func skillsReport(r *engine.Result) SkillsReport {
 	c := r.Skills
 	s := SkillsReport{Found: c.Found, Eligible: c.Eligible, Listed: c.Listed, Descriptions: c.Descriptions, Note: c.Note,
-		CatalogChars: r.SkillsSize.Chars, Entries: make([]SkillBlock, 0, len(c.Skills)), Skipped: c.Skipped, Problems: c.Problems}
+		Entries: make([]SkillBlock, 0, len(c.Skills)), Skipped: c.Skipped, Problems: c.Problems}
 	if s.Skipped == nil {
 		s.Skipped = []skills.Skipped{}
 	}
 	if s.Problems == nil {
 		s.Problems = []skills.Problem{}
 	}
+	shown := 0
+	if catalog := r.SkillsSize.Text; catalog != "" {
+		for _, l := range r.Layers {
+			shown += strings.Count(l.Text, catalog)
+		}
+	}
+	s.CatalogChars = shown * r.SkillsSize.Chars
 	for i, sk := range c.Skills {
 		b := SkillBlock{Name: sk.Name, Location: sk.Location}
-		if i < len(r.SkillsSize.Blocks) {
+		if shown > 0 && i < len(r.SkillsSize.Blocks) {
 			b.BlockChars = r.SkillsSize.Blocks[i]
 		}
 		s.Entries = append(s.Entries, b)
