@@ -1,6 +1,6 @@
 package sysprompt_test
 
-// Tests of the built-in pack's wording and gating (issue 5): every section
+// Tests of the built-in pack's wording and gating: every section
 // shows when the request calls for it and not otherwise, the modes keep and
 // drop the right sections, volatile facts never move the stable prefix, and
 // the shipped example requests read cleanly. They live beside the pack and

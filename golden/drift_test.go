@@ -81,7 +81,7 @@ func snapshotsWithSection(t *testing.T, dir, id string) (with, without []string)
 	return with, without
 }
 
-// TestOneWordChangeNamesTheRightSnapshots is the drift check of issue 7:
+// TestOneWordChangeNamesTheRightSnapshots is the drift check:
 // one changed word in a section template makes Check report exactly the
 // snapshots whose prompt holds that section, and Generate fixes them.
 func TestOneWordChangeNamesTheRightSnapshots(t *testing.T) {
