@@ -202,6 +202,19 @@ type OutlineSection struct {
 	Tier Tier
 }
 
+// Outline returns how the result's harness lays out the pack's sections.
+// The copy is the caller's to keep.
+func (r *Result) Outline() Outline {
+	if r.outline == nil {
+		return Outline{}
+	}
+	o := Outline{Unused: slices.Clone(r.outline.Unused), Layers: make([]OutlineLayer, len(r.outline.Layers))}
+	for i, l := range r.outline.Layers {
+		o.Layers[i] = OutlineLayer{Name: l.Name, Sections: slices.Clone(l.Sections)}
+	}
+	return o
+}
+
 func outlines(p *pack.Pack) map[string]*Outline {
 	out := make(map[string]*Outline, len(p.Harnesses))
 	for name, h := range p.Harnesses {

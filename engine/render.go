@@ -37,9 +37,9 @@ type Result struct {
 	Skills              skills.Catalog // the skills catalog and what it left out
 	SkillsSize          CatalogSize    // what the catalog costs, measured when it was built
 	Tools               []Tool         // the request's tools, for the report's schema sizes
-	Outline             *Outline       // the harness's sections in manifest order; shared, read-only
 
 	warningMode bootstrap.WarningMode
+	outline     *Outline // shared by every result of the harness; see Outline
 }
 
 // Layer is the prompt for one carrier of a harness (the embedded harness
@@ -112,7 +112,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	}
 	contrib := mergeContributions(append(overlays, req.Contributions...))
 	res := &Result{Mode: req.Mode, Harness: h.Name, Boundary: e.pack.Manifest.Boundary, Settings: settings, Tools: req.Tools,
-		Outline: e.outlines[h.Name]}
+		outline: e.outlines[h.Name]}
 
 	var ws *vfs.Workspace
 	if e.opts.fs != nil && settings.Workspace != "" {

@@ -16,8 +16,8 @@ type Explanation struct {
 
 // Reasons an explanation gives beyond the Omission ones.
 const (
-	ExplainOverride   = "replaced by a provider override"
-	ExplainNotInHarns = "not in a layer of this harness"
+	ExplainOverride     = "replaced by a provider override"
+	ExplainNotInHarness = "not in a layer of this harness"
 )
 
 // Explain lists every section of the pack for a result: the harness's
@@ -34,11 +34,9 @@ func Explain(res *engine.Result) []Explanation {
 			rendered[l.Name+"/"+s.ID] = s
 		}
 	}
-	if res.Outline == nil {
-		return nil
-	}
+	outline := res.Outline()
 	var out []Explanation
-	for _, l := range res.Outline.Layers {
+	for _, l := range outline.Layers {
 		for _, sec := range l.Sections {
 			x := Explanation{ID: sec.ID, Layer: l.Name, Tier: sec.Tier}
 			if s, ok := rendered[l.Name+"/"+sec.ID]; ok {
@@ -52,8 +50,8 @@ func Explain(res *engine.Result) []Explanation {
 			out = append(out, x)
 		}
 	}
-	for _, sec := range res.Outline.Unused {
-		out = append(out, Explanation{ID: sec.ID, Tier: sec.Tier, Reason: ExplainNotInHarns})
+	for _, sec := range outline.Unused {
+		out = append(out, Explanation{ID: sec.ID, Tier: sec.Tier, Reason: ExplainNotInHarness})
 	}
 	return out
 }
