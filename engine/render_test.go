@@ -370,3 +370,12 @@ func TestIncludedTemplateErrorsAreTheSectionsErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "the section data has no field Chanel")
 	assert.NotContains(t, err.Error(), "struct {", "the generated view type is not printed")
 }
+
+func TestOutlineIsTheCallersCopy(t *testing.T) {
+	res := render(t, minimalPack(t, manifest(`"identity", "d"`), map[string]string{"d": section(dynamic, "d")}), engine.Request{})
+	o := res.Outline()
+	require.Len(t, o.Layers, 1)
+	assert.Equal(t, []engine.OutlineSection{{ID: "identity", Tier: engine.TierStable}, {ID: "d", Tier: engine.TierDynamic}}, o.Layers[0].Sections)
+	o.Layers[0].Sections[0].ID = "changed"
+	assert.Equal(t, "identity", res.Outline().Layers[0].Sections[0].ID)
+}
