@@ -31,19 +31,20 @@ var builtinNames = map[string]any{
 	"eq": true, "ge": true, "gt": true, "le": true, "lt": true, "ne": true,
 }
 
-// Compile parses partials and section bodies into one set,
-// refusing a name defined twice, then runs the static checks.
-//
-// Each file is parsed on its own with parse.Parse, exactly as
-// Template.Parse would, but against the shared function map instead of a
-// per-file template with its own copy of it; its trees then go into the
-// master with AddParseTree.
 // Fields describes a section's dot: every name it can hold, and the
 // volatile ones only dynamic sections may read.
 type Fields struct {
 	All, Volatile map[string]bool
 }
 
+// Compile parses partials and section bodies into one set, refusing a
+// name defined twice, then runs the static checks: every template a
+// section calls exists, and no stable section reads a volatile field.
+//
+// Each file is parsed on its own with parse.Parse, exactly as
+// Template.Parse would, but against the shared function map instead of a
+// per-file template with its own copy of it; its trees then go into the
+// master with AddParseTree.
 func Compile(p *Pack, fields Fields) (*template.Template, diag.ErrorList) {
 	var errs diag.ErrorList
 	fm := funcMap()
