@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
@@ -115,6 +116,72 @@ func TestOverlays(t *testing.T) {
 	require.NoError(t, err)
 	_, err = engine.New(p, engine.WithConfig(cfg))
 	require.EqualError(t, err, `c.toml:3:2: promptOverlays.gpt6: no overlay of the pack has the setting "gpt6" (have gpt5)`)
+}
+
+func TestPackDefaultsReachTheTemplates(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "d"`), map[string]string{
+		"d": section(stable, "{{ .Config.TimeFormat }} {{ .Config.MemoryCitations }} {{ .Config.DelegationMode }} {{ .Config.HeartbeatEnabled }} {{ .Config.HeartbeatSection }}"),
+	})
+	res := render(t, p, engine.Request{})
+	assert.Contains(t, res.Layers[0].Stable, "auto auto suggest true true", "the built-in pack's defaults")
+
+	setDefault(t, p, "format", `"24"`)
+	setDefault(t, p, "citations", `"off"`)
+	setDefault(t, p, "delegation_mode", `"prefer"`)
+	setDefault(t, p, "enabled", "false")
+	setDefault(t, p, "include_section", "false")
+	res = render(t, p, engine.Request{})
+	assert.Contains(t, res.Layers[0].Stable, "24 off prefer false false", "a pack's own defaults")
+}
+
+// Every default is required: a pack that leaves one out is told which,
+// at the table it belongs in (or the top of the file, with no table).
+func TestPackDefaultsAreRequired(t *testing.T) {
+	const missing = " is missing: templates/defaults.toml is the only source of the pack's defaults, so it must set every one"
+	for key, want := range map[string]string{
+		"format":             "templates/defaults.toml:7:2: time.format" + missing,
+		"citations":          "templates/defaults.toml:14:2: memory.citations" + missing,
+		"delegation_mode":    "templates/defaults.toml:17:2: subagents.delegation_mode" + missing,
+		"enabled":            "templates/defaults.toml:20:2: heartbeat.enabled" + missing,
+		"include_section":    "templates/defaults.toml:20:2: heartbeat.include_section" + missing,
+		"prompt":             "templates/defaults.toml:20:2: heartbeat.prompt" + missing,
+		"max_in_prompt":      "templates/defaults.toml:10:2: skills.max_in_prompt" + missing,
+		"truncation_warning": "templates/defaults.toml:26:2: bootstrap.truncation_warning" + missing,
+	} {
+		t.Run(key, func(t *testing.T) {
+			p := minimalPack(t, manifest(`"identity"`), nil)
+			dropDefault(t, p, key)
+			_, err := engine.New(p)
+			require.EqualError(t, err, want)
+		})
+	}
+
+	// Without its table, the key is placed at the top of the file.
+	p := minimalPack(t, manifest(`"identity"`), nil)
+	dropDefault(t, p, "format")
+	m := p.(fstest.MapFS)
+	m["templates/defaults.toml"].Data = []byte(strings.Replace(string(m["templates/defaults.toml"].Data), "[time]\n", "", 1))
+	_, err := engine.New(p)
+	require.EqualError(t, err, "templates/defaults.toml:1:1: time.format"+missing)
+}
+
+// An enumerated default takes the values the config's key takes.
+func TestPackDefaultsAreValidated(t *testing.T) {
+	for key, tc := range map[string]struct{ value, want string }{
+		"format":             {`"25"`, `templates/defaults.toml:8:1: time.format = "25" is not allowed (want auto, 12, 24)`},
+		"citations":          {`"maybe"`, `templates/defaults.toml:15:1: memory.citations = "maybe" is not allowed (want auto, on, off)`},
+		"delegation_mode":    {`"always"`, `templates/defaults.toml:18:1: subagents.delegation_mode = "always" is not allowed (want suggest, prefer)`},
+		"truncation_warning": {`"never"`, `templates/defaults.toml:29:1: bootstrap.truncation_warning = "never" is not allowed (want off, once, always)`},
+		"enabled":            {`"yes"`, `templates/defaults.toml:21:1: key "heartbeat.enabled": incompatible types: TOML value has type string; destination has type boolean`},
+		"max_chars":          {"-1", `templates/defaults.toml:27:1: bootstrap.max_chars must be a positive number, not -1`},
+	} {
+		t.Run(key, func(t *testing.T) {
+			p := minimalPack(t, manifest(`"identity"`), nil)
+			setDefault(t, p, key, tc.value)
+			_, err := engine.New(p)
+			require.EqualError(t, err, tc.want)
+		})
+	}
 }
 
 func TestOverlayValidation(t *testing.T) {

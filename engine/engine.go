@@ -151,8 +151,8 @@ func (e *Engine) Close() error {
 	return e.snap.watch.Close()
 }
 
-// Resolve returns the settings a render of req would use: the pack
-// manifest's defaults < agents.defaults < agents.list[req.Agent] < the
+// Resolve returns the settings a render of req would use: the pack's
+// templates/defaults.toml < agents.defaults < agents.list[req.Agent] < the
 // request, so a runtime can see (and log) what a render will use.
 func (e *Engine) Resolve(req Request) (config.Settings, error) {
 	return e.resolve(&req)

@@ -119,6 +119,16 @@ func setDefault(t testing.TB, p fs.FS, key, value string) {
 	m["templates/defaults.toml"] = &fstest.MapFile{Data: []byte(re.ReplaceAllLiteralString(text, key+" = "+value))}
 }
 
+// dropDefault removes one key's line from the pack's templates/defaults.toml.
+func dropDefault(t testing.TB, p fs.FS, key string) {
+	t.Helper()
+	m := p.(fstest.MapFS)
+	text := string(m["templates/defaults.toml"].Data)
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + ` *=.*\n`)
+	require.True(t, re.MatchString(text), "templates/defaults.toml has no key %s", key)
+	m["templates/defaults.toml"] = &fstest.MapFile{Data: []byte(re.ReplaceAllLiteralString(text, ""))}
+}
+
 // exampleWorkspace copies examples/workspace into memory at /ws.
 func exampleWorkspace(t testing.TB) afero.Fs {
 	t.Helper()

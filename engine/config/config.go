@@ -183,16 +183,30 @@ type Settings struct {
 	Plugins                map[string]bool   `json:"plugins"`
 }
 
-// Defaults are the pack manifest's defaults, the bottom of the
-// precedence order. The manifest is their only source.
+// Defaults are the pack's settings defaults, the bottom of the precedence
+// order. Their only source is the pack's templates/defaults.toml, which
+// sets every one of them: Go keeps no copy.
 type Defaults struct {
 	BootstrapMaxChars      int
 	BootstrapTotalMaxChars int
-	TruncationWarning      string
+	TruncationWarning      string // one of bootstrap.WarningModes
+	TimeFormat             string // one of TimeFormats
+	HeartbeatEnabled       bool
+	HeartbeatSection       bool
+	HeartbeatPrompt        string
+	DelegationMode         string // one of DelegationModes
 	MaxSkillsPromptChars   int
 	MaxSkillsInPrompt      int
-	HeartbeatPrompt        string
+	MemoryCitations        string // one of CitationModes
 }
+
+// The values an enumerated setting accepts, in the config and in a pack's
+// defaults alike. bootstrap.WarningModes is the truncation warning's.
+var (
+	TimeFormats     = []string{"auto", "12", "24"}
+	DelegationModes = []string{"suggest", "prefer"}
+	CitationModes   = []string{"auto", "on", "off"}
+)
 
 // Turn is what a request itself sets, the top of the precedence order.
 type Turn struct {
@@ -211,15 +225,15 @@ func Resolve(cfg *Config, d Defaults, turn Turn) (Settings, error) {
 		BootstrapMaxChars:      d.BootstrapMaxChars,
 		BootstrapTotalMaxChars: d.BootstrapTotalMaxChars,
 		TruncationWarning:      d.TruncationWarning,
-		TimeFormat:             "auto",
-		HeartbeatEnabled:       true,
-		HeartbeatSection:       true,
+		TimeFormat:             d.TimeFormat,
+		HeartbeatEnabled:       d.HeartbeatEnabled,
+		HeartbeatSection:       d.HeartbeatSection,
 		HeartbeatPrompt:        d.HeartbeatPrompt,
-		DelegationMode:         "suggest",
+		DelegationMode:         d.DelegationMode,
 		PromptOverlays:         map[string]string{},
 		MaxSkillsPromptChars:   d.MaxSkillsPromptChars,
 		MaxSkillsInPrompt:      d.MaxSkillsInPrompt,
-		MemoryCitations:        "auto",
+		MemoryCitations:        d.MemoryCitations,
 		Plugins:                map[string]bool{},
 	}
 	if cfg != nil {
@@ -350,7 +364,7 @@ func (c *Config) validate() error {
 	}
 	top := keyCheck{c, "", 1}
 	return cmp.Or(
-		top.enum("memory.citations", c.Memory.Citations, "auto", "on", "off"),
+		top.enum("memory.citations", c.Memory.Citations, CitationModes...),
 		top.count("skills.limits.maxSkillsPromptChars", c.Skills.Limits.MaxSkillsPromptChars),
 		top.count("skills.limits.maxSkillsInPrompt", c.Skills.Limits.MaxSkillsInPrompt))
 }
@@ -362,11 +376,11 @@ func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
 		k.positive("bootstrapMaxChars", a.BootstrapMaxChars),
 		k.positive("bootstrapTotalMaxChars", a.BootstrapTotalMaxChars),
 		k.enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, bootstrap.WarningModes...),
-		k.enum("timeFormat", a.TimeFormat, "auto", "12", "24"),
+		k.enum("timeFormat", a.TimeFormat, TimeFormats...),
 		k.zone("userTimezone", a.UserTimezone),
 	}
 	if a.Subagents != nil {
-		errs = append(errs, k.enum("subagents.delegationMode", a.Subagents.DelegationMode, "suggest", "prefer"))
+		errs = append(errs, k.enum("subagents.delegationMode", a.Subagents.DelegationMode, DelegationModes...))
 	}
 	for _, name := range slices.Sorted(maps.Keys(a.PromptOverlays)) {
 		if p := a.PromptOverlays[name].Personality; p != nil && strings.TrimSpace(*p) == "" {

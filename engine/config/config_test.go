@@ -81,6 +81,42 @@ func TestResolvePrecedence(t *testing.T) {
 	assert.Equal(t, "suggest", s.DelegationMode)
 }
 
+// Every setting a config leaves alone comes from the pack's defaults:
+// Resolve has no values of its own to fall back on.
+func TestResolveTakesEveryDefaultFromThePack(t *testing.T) {
+	d := config.Defaults{
+		BootstrapMaxChars:      1,
+		BootstrapTotalMaxChars: 2,
+		TruncationWarning:      "once",
+		TimeFormat:             "12",
+		HeartbeatEnabled:       false,
+		HeartbeatSection:       false,
+		HeartbeatPrompt:        "Beat.",
+		DelegationMode:         "prefer",
+		MaxSkillsPromptChars:   3,
+		MaxSkillsInPrompt:      4,
+		MemoryCitations:        "on",
+	}
+	cfg, err := config.Parse("c.toml", []byte("[agents.defaults]\nworkspace = \"/w\"\n"))
+	require.NoError(t, err)
+	s, err := config.Resolve(cfg, d, config.Turn{})
+	require.NoError(t, err)
+	assert.Equal(t, config.Settings{
+		Workspace:              "/w",
+		BootstrapMaxChars:      1,
+		BootstrapTotalMaxChars: 2,
+		TruncationWarning:      "once",
+		TimeFormat:             "12",
+		HeartbeatPrompt:        "Beat.",
+		DelegationMode:         "prefer",
+		PromptOverlays:         map[string]string{},
+		MaxSkillsPromptChars:   3,
+		MaxSkillsInPrompt:      4,
+		MemoryCitations:        "on",
+		Plugins:                map[string]bool{},
+	}, s)
+}
+
 func TestResolveUnknownAgent(t *testing.T) {
 	cfg, err := config.Parse("agents.toml", []byte(exampleConfig))
 	require.NoError(t, err)
@@ -133,15 +169,20 @@ func TestExampleConfigParses(t *testing.T) {
 	assert.Equal(t, "off", s.PromptOverlays["gpt5"])
 }
 
-// defaults stand in for a pack manifest's: values no config key below
-// sets, so a test sees which layer each setting came from.
+// defaults stand in for a pack's templates/defaults.toml: values no
+// config key below sets, so a test sees which layer each setting came from.
 var defaults = config.Defaults{
 	BootstrapMaxChars:      20000,
 	BootstrapTotalMaxChars: 60000,
 	TruncationWarning:      "always",
+	TimeFormat:             "auto",
+	HeartbeatEnabled:       true,
+	HeartbeatSection:       true,
+	HeartbeatPrompt:        "Check HEARTBEAT.md.",
+	DelegationMode:         "suggest",
 	MaxSkillsPromptChars:   18000,
 	MaxSkillsInPrompt:      150,
-	HeartbeatPrompt:        "Check HEARTBEAT.md.",
+	MemoryCitations:        "auto",
 }
 
 func resolveWith(t *testing.T, cfg *config.Config, turn config.Turn) (config.Settings, error) {

@@ -33,6 +33,8 @@ type ToolEntry struct {
 
 // readDefaults reads templates/defaults.toml, the pack's settings
 // defaults: the bottom of the config precedence, and their only source.
+// Every key is required, so a pack that leaves one out is told so rather
+// than rendering with a value nobody chose.
 func readDefaults(fsys fs.FS) (config.Defaults, diag.ErrorList) {
 	src, err := fs.ReadFile(fsys, defaultsPath)
 	if err != nil {
@@ -40,54 +42,101 @@ func readDefaults(fsys fs.FS) (config.Defaults, diag.ErrorList) {
 			Err: fmt.Errorf("cannot read the pack's defaults: %w", err)}}
 	}
 	var doc struct {
-		Bootstrap struct {
-			MaxChars          int    `toml:"max_chars"`
-			TotalMaxChars     int    `toml:"total_max_chars"`
-			TruncationWarning string `toml:"truncation_warning"`
-		} `toml:"bootstrap"`
+		Time struct {
+			Format *string `toml:"format"`
+		} `toml:"time"`
 		Skills struct {
-			MaxPromptChars int `toml:"max_prompt_chars"`
-			MaxInPrompt    int `toml:"max_in_prompt"`
+			MaxPromptChars *int `toml:"max_prompt_chars"`
+			MaxInPrompt    *int `toml:"max_in_prompt"`
 		} `toml:"skills"`
+		Memory struct {
+			Citations *string `toml:"citations"`
+		} `toml:"memory"`
+		Subagents struct {
+			DelegationMode *string `toml:"delegation_mode"`
+		} `toml:"subagents"`
 		Heartbeat struct {
-			Prompt string `toml:"prompt"`
+			Enabled        *bool   `toml:"enabled"`
+			IncludeSection *bool   `toml:"include_section"`
+			Prompt         *string `toml:"prompt"`
 		} `toml:"heartbeat"`
+		Bootstrap struct {
+			MaxChars          *int    `toml:"max_chars"`
+			TotalMaxChars     *int    `toml:"total_max_chars"`
+			TruncationWarning *string `toml:"truncation_warning"`
+		} `toml:"bootstrap"`
 	}
 	if err := strict.TOML(string(src), &doc); err != nil {
 		return config.Defaults{}, diag.ErrorList{diag.Decode(diag.PhaseManifest, defaultsPath, err)}
 	}
-	var errs diag.ErrorList
-	fail := func(key, format string, args ...any) {
-		l, c := strict.LocateKey(string(src), key)
-		errs = append(errs, &diag.Error{Phase: diag.PhaseManifest, File: defaultsPath, Line: l, Col: c, Err: fmt.Errorf(format, args...)})
+	c := &defaultsCheck{doc: strict.ScanTOML(string(src))}
+	d := config.Defaults{
+		TimeFormat:             oneOf(c, "time.format", doc.Time.Format, config.TimeFormats),
+		MaxSkillsPromptChars:   positive(c, "skills.max_prompt_chars", doc.Skills.MaxPromptChars),
+		MaxSkillsInPrompt:      positive(c, "skills.max_in_prompt", doc.Skills.MaxInPrompt),
+		MemoryCitations:        oneOf(c, "memory.citations", doc.Memory.Citations, config.CitationModes),
+		DelegationMode:         oneOf(c, "subagents.delegation_mode", doc.Subagents.DelegationMode, config.DelegationModes),
+		HeartbeatEnabled:       required(c, "heartbeat.enabled", doc.Heartbeat.Enabled),
+		HeartbeatSection:       required(c, "heartbeat.include_section", doc.Heartbeat.IncludeSection),
+		HeartbeatPrompt:        required(c, "heartbeat.prompt", doc.Heartbeat.Prompt),
+		BootstrapMaxChars:      positive(c, "bootstrap.max_chars", doc.Bootstrap.MaxChars),
+		BootstrapTotalMaxChars: positive(c, "bootstrap.total_max_chars", doc.Bootstrap.TotalMaxChars),
+		TruncationWarning:      oneOf(c, "bootstrap.truncation_warning", doc.Bootstrap.TruncationWarning, bootstrap.WarningModes),
 	}
-	for _, k := range []struct {
-		key string
-		v   int
-	}{
-		{"bootstrap.max_chars", doc.Bootstrap.MaxChars},
-		{"bootstrap.total_max_chars", doc.Bootstrap.TotalMaxChars},
-		{"skills.max_prompt_chars", doc.Skills.MaxPromptChars},
-		{"skills.max_in_prompt", doc.Skills.MaxInPrompt},
-	} {
-		if k.v <= 0 {
-			fail(k.key, "%s must be a positive number (is it missing?)", k.key)
+	if doc.Heartbeat.Prompt != nil && strings.TrimSpace(d.HeartbeatPrompt) == "" {
+		c.fail("heartbeat.prompt", "heartbeat.prompt is empty: it is what a heartbeat turn asks by default")
+	}
+	return d, c.errs
+}
+
+// defaultsCheck collects the problems of templates/defaults.toml, each at
+// the key it is about.
+type defaultsCheck struct {
+	doc  *strict.TOMLDoc
+	errs diag.ErrorList
+}
+
+// fail reports a problem with key where it is written; for a key that is
+// not, at its table's header, or at the top of the file without one.
+func (c *defaultsCheck) fail(key, format string, args ...any) {
+	l, col := c.doc.Locate(key, 1)
+	if l == 0 {
+		table, _, _ := strings.Cut(key, ".")
+		if l, col = c.doc.Locate(table, 1); l == 0 {
+			l, col = 1, 1
 		}
 	}
-	if _, err := bootstrap.ParseWarningMode(doc.Bootstrap.TruncationWarning); err != nil {
-		fail("bootstrap.truncation_warning", "bootstrap.truncation_warning: %v", err)
+	c.errs = append(c.errs, &diag.Error{Phase: diag.PhaseManifest, File: defaultsPath, Line: l, Col: col, Err: fmt.Errorf(format, args...)})
+}
+
+// required returns the value of a key every pack must set, reporting it
+// when missing.
+func required[T any](c *defaultsCheck, key string, v *T) T {
+	if v == nil {
+		c.fail(key, "%s is missing: %s is the only source of the pack's defaults, so it must set every one", key, defaultsPath)
+		var zero T
+		return zero
 	}
-	if strings.TrimSpace(doc.Heartbeat.Prompt) == "" {
-		fail("heartbeat.prompt", "heartbeat.prompt is empty: it is what a heartbeat turn asks by default")
+	return *v
+}
+
+// positive is required for a count that must be above zero.
+func positive(c *defaultsCheck, key string, v *int) int {
+	n := required(c, key, v)
+	if v != nil && n <= 0 {
+		c.fail(key, "%s must be a positive number, not %d", key, n)
 	}
-	return config.Defaults{
-		BootstrapMaxChars:      doc.Bootstrap.MaxChars,
-		BootstrapTotalMaxChars: doc.Bootstrap.TotalMaxChars,
-		TruncationWarning:      doc.Bootstrap.TruncationWarning,
-		MaxSkillsPromptChars:   doc.Skills.MaxPromptChars,
-		MaxSkillsInPrompt:      doc.Skills.MaxInPrompt,
-		HeartbeatPrompt:        doc.Heartbeat.Prompt,
-	}, errs
+	return n
+}
+
+// oneOf is required for an enumerated value: one of allowed, the list the
+// config's own validation uses.
+func oneOf(c *defaultsCheck, key string, v *string, allowed []string) string {
+	s := required(c, key, v)
+	if v != nil && !slices.Contains(allowed, s) {
+		c.fail(key, "%s = %q is not allowed (want %s)", key, s, strings.Join(allowed, ", "))
+	}
+	return s
 }
 
 // readTools reads templates/tools.toml; a pack without it has no table.

@@ -1,0 +1,52 @@
+package sysprompt_test
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/spf13/afero"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt"
+	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/vfs"
+)
+
+// probeDefaults prints the settings a render takes from the pack's
+// defaults when no agent config is given.
+const probeDefaults = `+++
+modes = ["full", "minimal"]
+tier = "stable"
++++
+{{ .Config.BootstrapMaxChars }} {{ .Config.BootstrapTotalMaxChars }} {{ .Config.TruncationWarning }} ` +
+	`{{ .Config.MaxSkillsPromptChars }} {{ .Config.MaxSkillsInPrompt }} ` +
+	`{{ .Config.TimeFormat }} {{ .Config.MemoryCitations }} {{ .Config.DelegationMode }} ` +
+	`{{ .Config.HeartbeatEnabled }} {{ .Config.HeartbeatSection }}`
+
+// userPack is a -pack directory layered over the built-in pack, as the
+// CLI builds it: its own manifest and a probe section, nothing else.
+func userPack(t *testing.T, files map[string]string) afero.Fs {
+	t.Helper()
+	user := afero.NewMemMapFs()
+	files["sections/manifest.toml"] = "identity_section = \"identity\"\nboundary = \"<!-- B -->\"\n\n[[layer]]\nname = \"system\"\nsections = [\"identity\", \"probe\"]\n"
+	files["sections/probe.md.tmpl"] = probeDefaults
+	for name, text := range files {
+		require.NoError(t, afero.WriteFile(user, name, []byte(text), 0o644))
+	}
+	return user
+}
+
+// A pack directory without its own templates/defaults.toml takes the
+// built-in one: the settings defaults have no other source to fall back on.
+func TestLayeredPackInheritsTheBuiltinDefaults(t *testing.T) {
+	p := vfs.Pack(sysprompt.Pack, userPack(t, map[string]string{}))
+	res := render(t, p, engine.Request{})
+	assert.Contains(t, res.Layers[0].Stable, "20000 60000 always 18000 150 auto auto suggest true true")
+
+	// With its own file, the pack's values win, file for file.
+	own := regexp.MustCompile(`(?m)^format = .*$`).ReplaceAllString(string(mustRead(t, "templates/defaults.toml")), `format = "24"`)
+	p = vfs.Pack(sysprompt.Pack, userPack(t, map[string]string{"templates/defaults.toml": own}))
+	res = render(t, p, engine.Request{})
+	assert.Contains(t, res.Layers[0].Stable, "20000 60000 always 18000 150 24 auto suggest true true")
+}
