@@ -1,7 +1,9 @@
 package sysprompt_test
 
 import (
+	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -24,13 +26,25 @@ tier = "stable"
 	`{{ .Config.TimeFormat }} {{ .Config.MemoryCitations }} {{ .Config.DelegationMode }} ` +
 	`{{ .Config.HeartbeatEnabled }} {{ .Config.HeartbeatSection }}`
 
+// probeFiles prints the workspace files a render injects, on each side of
+// the cache boundary.
+const probeFiles = `+++
+modes = ["full", "minimal"]
+tier = "%s"
++++
+%s:{{ range .%s.Injected }} {{ .Name }}{{ end }}`
+
 // userPack is a -pack directory layered over the built-in pack, as the
-// CLI builds it: its own manifest and a probe section, nothing else.
+// CLI builds it: its own manifest, with no [bootstrap] table, and probe
+// sections, nothing else.
 func userPack(t *testing.T, files map[string]string) afero.Fs {
 	t.Helper()
 	user := afero.NewMemMapFs()
-	files["sections/manifest.toml"] = "identity_section = \"identity\"\nboundary = \"<!-- B -->\"\n\n[[layer]]\nname = \"system\"\nsections = [\"identity\", \"probe\"]\n"
+	files["sections/manifest.toml"] = "identity_section = \"identity\"\nboundary = \"<!-- B -->\"\n\n" +
+		"[[layer]]\nname = \"system\"\nsections = [\"identity\", \"probe\", \"stable_files\", \"dynamic_files\"]\n"
 	files["sections/probe.md.tmpl"] = probeDefaults
+	files["sections/stable_files.md.tmpl"] = fmt.Sprintf(probeFiles, "stable", "stable", "Files")
+	files["sections/dynamic_files.md.tmpl"] = fmt.Sprintf(probeFiles, "dynamic", "dynamic", "DynamicFiles")
 	for name, text := range files {
 		require.NoError(t, afero.WriteFile(user, name, []byte(text), 0o644))
 	}
@@ -49,4 +63,18 @@ func TestLayeredPackInheritsTheBuiltinDefaults(t *testing.T) {
 	p = vfs.Pack(sysprompt.Pack, userPack(t, map[string]string{"templates/defaults.toml": own}))
 	res = render(t, p, engine.Request{})
 	assert.Contains(t, res.Layers[0].Stable, "20000 60000 always 18000 150 24 auto suggest true true")
+}
+
+// The workspace file lists come with the built-in defaults too: a pack
+// directory whose manifest says nothing about them injects the product's
+// files, with HEARTBEAT.md below the cache boundary.
+func TestLayeredPackInheritsTheBuiltinFileLists(t *testing.T) {
+	p := vfs.Pack(sysprompt.Pack, userPack(t, map[string]string{}))
+	res := render(t, p, engine.Request{Workspace: engine.Workspace{Path: "/ws"}}, engine.WithFS(workspaceFS(t, smallWorkspace())))
+	assert.True(t, strings.HasSuffix(res.Layers[0].Stable, "\nstable: AGENTS.md SOUL.md TOOLS.md IDENTITY.md USER.md MEMORY.md"), res.Layers[0].Stable)
+	assert.Equal(t, "dynamic: HEARTBEAT.md", res.Layers[0].Dynamic)
+
+	// A sub-agent gets the subagent list.
+	res = render(t, p, engine.Request{Workspace: engine.Workspace{Path: "/ws"}, SessionKind: "subagent"}, engine.WithFS(workspaceFS(t, smallWorkspace())))
+	assert.True(t, strings.HasSuffix(res.Layers[0].Stable, "\nstable: AGENTS.md TOOLS.md"), res.Layers[0].Stable)
 }

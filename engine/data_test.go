@@ -147,6 +147,8 @@ func TestPackDefaultsAreRequired(t *testing.T) {
 		"prompt":             "templates/defaults.toml:20:2: heartbeat.prompt" + missing,
 		"max_in_prompt":      "templates/defaults.toml:10:2: skills.max_in_prompt" + missing,
 		"truncation_warning": "templates/defaults.toml:26:2: bootstrap.truncation_warning" + missing,
+		"files":              "templates/defaults.toml:26:2: bootstrap.files" + missing,
+		"dynamic":            "templates/defaults.toml:26:2: bootstrap.dynamic" + missing,
 	} {
 		t.Run(key, func(t *testing.T) {
 			p := minimalPack(t, manifest(`"identity"`), nil)
@@ -184,6 +186,39 @@ func TestPackDefaultsAreValidated(t *testing.T) {
 	}
 }
 
+// The workspace file lists are defaults like the others: required, with
+// an explicit [] meaning none, and each name checked where it is written.
+func TestBootstrapFileLists(t *testing.T) {
+	ws := workspaceFS(t, map[string]string{"AGENTS.md": "agents", "SOUL.md": "soul", "HEARTBEAT.md": "beat"})
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+	p := minimalPack(t, manifest(`"identity", "ctx", "late"`), map[string]string{
+		"ctx":  section(stable, "{{ range .Files }}{{ .Name }};{{ end }}"),
+		"late": section(dynamic, "{{ range .DynamicFiles }}{{ .Name }};{{ end }}"),
+	})
+	setDefault(t, p, "files", `["SOUL.md", "HEARTBEAT.md"]`)
+	res := render(t, p, req, engine.WithFS(ws))
+	assert.Equal(t, "I am the agent.\n\nSOUL.md;", res.Layers[0].Stable)
+	assert.Equal(t, "HEARTBEAT.md;", res.Layers[0].Dynamic)
+
+	setDefault(t, p, "dynamic", "[]")
+	res = render(t, p, req, engine.WithFS(ws))
+	assert.Equal(t, "I am the agent.\n\nSOUL.md;HEARTBEAT.md;", res.Layers[0].Stable, "an explicit [] puts no file below the boundary")
+
+	setDefault(t, p, "files", "[]")
+	res = render(t, p, req, engine.WithFS(ws))
+	assert.Equal(t, "I am the agent.", res.Layers[0].Stable, "an explicit [] injects no file")
+
+	for value, want := range map[string]string{
+		`["SOUL.md", "SOUL.md"]`:   `templates/defaults.toml:32:21: bootstrap.files: "SOUL.md" is listed twice`,
+		`["SOUL.md", "../etc.md"]`: `templates/defaults.toml:32:21: bootstrap.files: path "../etc.md" refused: path escapes the workspace`,
+		`["SOUL.md", "/abs/x.md"]`: `templates/defaults.toml:32:21: bootstrap.files: path "/abs/x.md" refused: absolute path`,
+	} {
+		setDefault(t, p, "files", value)
+		_, err := engine.New(p)
+		assert.EqualError(t, err, want, value)
+	}
+}
+
 func TestOverlayValidation(t *testing.T) {
 	p := minimalPack(t, manifest(`"identity"`), nil)
 	addFile(p, "templates/overlays/bad.toml", "name = \"x\"\nmodels = ['(']\n")
@@ -194,9 +229,6 @@ func TestOverlayValidation(t *testing.T) {
 
 func TestHarnessFileRouting(t *testing.T) {
 	m := manifest(`"identity", "ctx"`) + `
-[bootstrap]
-files = ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "MEMORY.md"]
-
 [[harness]]
 name = "codex"
 [harness.files]
@@ -209,6 +241,8 @@ sections = ["identity", "ctx"]
 	p := minimalPack(t, m, map[string]string{
 		"ctx": section(stable, "{{ range .Files }}{{ .Name }}:{{ .Status }}:{{ .RawChars }};{{ end }}"),
 	})
+	setDefault(t, p, "files", `["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "MEMORY.md"]`)
+	setDefault(t, p, "optional", "[]")
 	ws := workspaceFS(t, map[string]string{"AGENTS.md": "agents", "MEMORY.md": "memory", "SOUL.md": "soul", "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"})
 	req := engine.Request{Harness: "codex", Workspace: engine.Workspace{Path: "/ws"}}
 	res := render(t, p, req, engine.WithFS(ws))

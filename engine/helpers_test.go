@@ -109,24 +109,31 @@ func addFile(p fs.FS, name, text string) {
 	p.(fstest.MapFS)[name] = &fstest.MapFile{Data: []byte(text)}
 }
 
-// setDefault changes one key of the pack's templates/defaults.toml.
+// setDefault changes one key of the pack's templates/defaults.toml; value
+// is TOML, a list included. Every key of the file has a name of its own.
 func setDefault(t testing.TB, p fs.FS, key, value string) {
 	t.Helper()
-	m := p.(fstest.MapFS)
-	text := string(m["templates/defaults.toml"].Data)
-	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + ` *=.*$`)
-	require.True(t, re.MatchString(text), "templates/defaults.toml has no key %s", key)
-	m["templates/defaults.toml"] = &fstest.MapFile{Data: []byte(re.ReplaceAllLiteralString(text, key+" = "+value))}
+	editDefault(t, p, key, key+" = "+value)
 }
 
-// dropDefault removes one key's line from the pack's templates/defaults.toml.
+// dropDefault removes one key from the pack's templates/defaults.toml.
 func dropDefault(t testing.TB, p fs.FS, key string) {
+	t.Helper()
+	editDefault(t, p, key, "")
+}
+
+// editDefault replaces the definition of key, a list over several lines
+// included, with line.
+func editDefault(t testing.TB, p fs.FS, key, line string) {
 	t.Helper()
 	m := p.(fstest.MapFS)
 	text := string(m["templates/defaults.toml"].Data)
-	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + ` *=.*\n`)
-	require.True(t, re.MatchString(text), "templates/defaults.toml has no key %s", key)
-	m["templates/defaults.toml"] = &fstest.MapFile{Data: []byte(re.ReplaceAllLiteralString(text, ""))}
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + ` *= *(?:\[[^\]]*\])?.*\n`)
+	require.Len(t, re.FindAllString(text, -1), 1, "templates/defaults.toml should define %s once", key)
+	if line != "" {
+		line += "\n"
+	}
+	m["templates/defaults.toml"] = &fstest.MapFile{Data: []byte(re.ReplaceAllLiteralString(text, line))}
 }
 
 // exampleWorkspace copies examples/workspace into memory at /ws.

@@ -503,12 +503,12 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		t = t.In(loc)
 		today, yesterday = t.Format(time.DateOnly), t.AddDate(0, 0, -1).Format(time.DateOnly)
 	}
-	m := e.pack.Manifest.Bootstrap
+	lists := e.pack.Bootstrap
 	opts := bootstrap.Options{
-		Files:         m.Files,
-		Optional:      m.Optional,
-		DynamicFiles:  m.Dynamic,
-		SubagentFiles: m.Subagent,
+		Files:         lists.Files,
+		Optional:      lists.Optional,
+		DynamicFiles:  lists.Dynamic,
+		SubagentFiles: lists.Subagent,
 		MaxChars:      s.BootstrapMaxChars,
 		TotalMaxChars: s.BootstrapTotalMaxChars,
 		Session:       req.SessionKind,

@@ -21,15 +21,12 @@ func budgetPack(t *testing.T) engine.Request {
 }
 
 func TestReportFigures(t *testing.T) {
-	m := manifest(`"identity", "ctx", "late"`) + `
-[bootstrap]
-files = ["AGENTS.md", "SOUL.md", "TOOLS.md"]
-optional = []
-`
-	p := minimalPack(t, m, map[string]string{
+	p := minimalPack(t, manifest(`"identity", "ctx", "late"`), map[string]string{
 		"ctx":  section(stable, "{{ range .Files.Injected }}{{ .Content }}\n{{ end }}"),
 		"late": section(dynamic, "{{ .Channel.ID }}"),
 	})
+	setDefault(t, p, "files", `["AGENTS.md", "SOUL.md", "TOOLS.md"]`)
+	setDefault(t, p, "optional", "[]")
 	setDefault(t, p, "max_chars", "100")
 	setDefault(t, p, "total_max_chars", "200")
 	addFile(p, "templates/bootstrap.tmpl", `{{ define "file_block" }}{{ .Content }}{{ end }}`+

@@ -45,8 +45,8 @@ func memWorkspace(t testing.TB, files map[string]string) (afero.Fs, *vfs.Workspa
 const dirMark = "\x00dir" // memWorkspace makes a directory for this body
 
 // testOptions returns the options the product renders with (the file
-// lists of sections/manifest.toml, the budgets of templates/defaults.toml)
-// and test markers, changed by edits.
+// lists and budgets of templates/defaults.toml) and test markers, changed
+// by edits.
 func testOptions(edits ...func(*Options)) Options {
 	opts := Options{
 		Files: []string{"AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md",

@@ -15,6 +15,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // Data files of a pack: the core tool table and the model overlays.
@@ -31,14 +32,24 @@ type ToolEntry struct {
 	Summary string `toml:"summary"`
 }
 
-// readDefaults reads templates/defaults.toml, the pack's settings
-// defaults: the bottom of the config precedence, and their only source.
-// Every key is required, so a pack that leaves one out is told so rather
-// than rendering with a value nobody chose.
-func readDefaults(fsys fs.FS) (config.Defaults, diag.ErrorList) {
+// BootstrapFiles are the pack's workspace file lists, from the
+// [bootstrap] table of templates/defaults.toml.
+type BootstrapFiles struct {
+	Files    []string // the candidates, in prompt order
+	Optional []string // absent without a missing marker
+	Dynamic  []string // rendered below the cache boundary
+	Subagent []string // all a sub-agent session gets
+}
+
+// readDefaults reads templates/defaults.toml: the pack's settings
+// defaults, the bottom of the config precedence, and its workspace file
+// lists; it is their only source. Every key is required, so a pack that
+// leaves one out is told so rather than rendering with a value nobody
+// chose (an explicit [] is a choice).
+func readDefaults(fsys fs.FS) (config.Defaults, BootstrapFiles, diag.ErrorList) {
 	src, err := fs.ReadFile(fsys, defaultsPath)
 	if err != nil {
-		return config.Defaults{}, diag.ErrorList{{Phase: diag.PhaseManifest, File: defaultsPath,
+		return config.Defaults{}, BootstrapFiles{}, diag.ErrorList{{Phase: diag.PhaseManifest, File: defaultsPath,
 			Err: fmt.Errorf("cannot read the pack's defaults: %w", err)}}
 	}
 	var doc struct {
@@ -61,13 +72,17 @@ func readDefaults(fsys fs.FS) (config.Defaults, diag.ErrorList) {
 			Prompt         *string `toml:"prompt"`
 		} `toml:"heartbeat"`
 		Bootstrap struct {
-			MaxChars          *int    `toml:"max_chars"`
-			TotalMaxChars     *int    `toml:"total_max_chars"`
-			TruncationWarning *string `toml:"truncation_warning"`
+			MaxChars          *int      `toml:"max_chars"`
+			TotalMaxChars     *int      `toml:"total_max_chars"`
+			TruncationWarning *string   `toml:"truncation_warning"`
+			Files             *[]string `toml:"files"`
+			Optional          *[]string `toml:"optional"`
+			Dynamic           *[]string `toml:"dynamic"`
+			Subagent          *[]string `toml:"subagent"`
 		} `toml:"bootstrap"`
 	}
 	if err := strict.TOML(string(src), &doc); err != nil {
-		return config.Defaults{}, diag.ErrorList{diag.Decode(diag.PhaseManifest, defaultsPath, err)}
+		return config.Defaults{}, BootstrapFiles{}, diag.ErrorList{diag.Decode(diag.PhaseManifest, defaultsPath, err)}
 	}
 	c := &defaultsCheck{doc: strict.ScanTOML(string(src))}
 	d := config.Defaults{
@@ -86,7 +101,13 @@ func readDefaults(fsys fs.FS) (config.Defaults, diag.ErrorList) {
 	if doc.Heartbeat.Prompt != nil && strings.TrimSpace(d.HeartbeatPrompt) == "" {
 		c.fail("heartbeat.prompt", "heartbeat.prompt is empty: it is what a heartbeat turn asks by default")
 	}
-	return d, c.errs
+	files := BootstrapFiles{
+		Files:    c.names("files", doc.Bootstrap.Files),
+		Optional: c.names("optional", doc.Bootstrap.Optional),
+		Dynamic:  c.names("dynamic", doc.Bootstrap.Dynamic),
+		Subagent: c.names("subagent", doc.Bootstrap.Subagent),
+	}
+	return d, files, c.errs
 }
 
 // defaultsCheck collects the problems of templates/defaults.toml, each at
@@ -118,6 +139,36 @@ func required[T any](c *defaultsCheck, key string, v *T) T {
 		return zero
 	}
 	return *v
+}
+
+// names is required for a [bootstrap] file list: workspace-relative
+// names, none twice, each reported where it is written.
+func (c *defaultsCheck) names(key string, v *[]string) []string {
+	list := required(c, "bootstrap."+key, v)
+	at := c.doc.Elements("bootstrap", 0, key)
+	for i, name := range list {
+		err := badName(name, list[:i])
+		if err == nil {
+			continue
+		}
+		pos := strict.Pos{Line: 1, Col: 1}
+		if i < len(at) {
+			pos = at[i]
+		}
+		c.errs = append(c.errs, &diag.Error{Phase: diag.PhaseManifest, File: defaultsPath, Line: pos.Line, Col: pos.Col,
+			Err: fmt.Errorf("bootstrap.%s: %w", key, err)})
+	}
+	return list
+}
+
+// badName says what is wrong with a file name of a [bootstrap] list, given
+// the names before it; nil when nothing is.
+func badName(name string, before []string) error {
+	if slices.Contains(before, name) {
+		return fmt.Errorf("%q is listed twice", name)
+	}
+	_, err := vfs.Clean(name)
+	return err
 }
 
 // positive is required for a count that must be above zero.

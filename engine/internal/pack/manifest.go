@@ -16,7 +16,6 @@ type Manifest struct {
 	Boundary        string            `toml:"boundary"`
 	Layers          []layerDecl       `toml:"layer"`
 	Harnesses       []harnessDecl     `toml:"harness"`
-	Bootstrap       bootstrapDecl     `toml:"bootstrap"`
 	Vars            map[string]string `toml:"vars"`
 }
 
@@ -50,13 +49,6 @@ type harnessDecl struct {
 type harnessFile struct {
 	Omit      string   `toml:"omit"`
 	WhenTools []string `toml:"when_tools"`
-}
-
-type bootstrapDecl struct {
-	Files    []string `toml:"files"`
-	Optional []string `toml:"optional"`
-	Dynamic  []string `toml:"dynamic"`
-	Subagent []string `toml:"subagent"`
 }
 
 // validateManifest checks the manifest against the section files and

@@ -87,6 +87,7 @@ type Pack struct {
 	Harnesses map[string]*Harness
 	partials  []partialFile
 	Defaults  config.Defaults // templates/defaults.toml
+	Bootstrap BootstrapFiles  // templates/defaults.toml's [bootstrap] lists
 	Tools     []ToolEntry     // the core tool table, in order
 	Overlays  []*Overlay      // sorted by file name
 	Warnings  []*diag.Error
@@ -138,7 +139,7 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 	partials, perrs := readPartials(fsys)
 	p.partials = partials
 	errs = append(errs, perrs...)
-	p.Defaults, perrs = readDefaults(fsys)
+	p.Defaults, p.Bootstrap, perrs = readDefaults(fsys)
 	errs = append(errs, perrs...)
 	p.Tools, perrs = readTools(fsys)
 	errs = append(errs, perrs...)
