@@ -143,7 +143,27 @@ func TestBrokenPacks(t *testing.T) {
 			name:     "layer in front matter",
 			manifest: manifest(`"identity", "a"`),
 			sections: map[string]string{"a": section(stable+"\nlayer = \"developer\"", "x")},
-			want:     `sections/a.md.tmpl:4:1: section a: unknown key "layer"`,
+			want:     `sections/a.md.tmpl:4:1: section a: unknown key "layer" (a section's layer is set by the manifest's layer lists)`,
+		},
+		{
+			name:     "bootstrap table in the manifest",
+			manifest: manifest(`"identity"`) + "\n[bootstrap]\nfiles = [\"AGENTS.md\"]\nmax_chars = 20000\n",
+			want:     `sections/manifest.toml:8:2: unknown key "bootstrap" (it moved to templates/defaults.toml)`,
+		},
+		{
+			name:     "skills table in the manifest",
+			manifest: manifest(`"identity"`) + "\n[skills]\nmax_prompt_chars = 18000\nmax_in_prompt = 150\n",
+			want:     `sections/manifest.toml:8:2: unknown key "skills" (it moved to templates/defaults.toml)`,
+		},
+		{
+			name:     "moved manifest key",
+			manifest: "product = \"X\"\nbootstrap.max_chars = 20000\n" + manifest(`"identity"`),
+			want:     `sections/manifest.toml:2:1: unknown key "bootstrap.max_chars" (it moved to templates/defaults.toml)`,
+		},
+		{
+			name:     "unknown key in a moved table, written on its own",
+			manifest: manifest(`"identity"`) + "\n[bootstrap.extra]\nx = 1\n",
+			want:     `sections/manifest.toml:8:2: unknown key "bootstrap.extra"`,
 		},
 		{
 			name:     "identity without mode none",

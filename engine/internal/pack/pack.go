@@ -109,7 +109,7 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: manifestPath, Err: fmt.Errorf("cannot read the manifest: %w", err)}}
 	}
 	if err := strict.TOML(string(src), &p.Manifest); err != nil {
-		return nil, diag.ErrorList{diag.Decode(diag.PhaseManifest, manifestPath, err)}
+		return nil, diag.ErrorList{diag.Decode(diag.PhaseManifest, manifestPath, hintMoved(err, movedManifestKeys))}
 	}
 
 	files, err := fs.ReadDir(fsys, sectionsDir)

@@ -93,7 +93,7 @@ func (sf *sectionFile) frontMatterEnd(lines []string) (int, *diag.Error) {
 func (sf *sectionFile) decode() (frontMatter, *diag.Error) {
 	var fm frontMatter
 	if err := strict.TOML(sf.head, &fm); err != nil {
-		e := diag.Decode(diag.PhaseFrontMatter, sf.file, err)
+		e := diag.Decode(diag.PhaseFrontMatter, sf.file, hintMoved(err, movedFrontMatterKeys))
 		if e.Line > 0 {
 			e.Line++ // front matter starts on the file's second line
 		}

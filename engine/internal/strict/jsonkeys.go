@@ -42,6 +42,14 @@ func (w *jsonWalker) fail(offset int, key, format string, args ...any) {
 	}
 }
 
+// unknown records that the object holds a key its Go type does not have.
+func (w *jsonWalker) unknown(offset int, key string) {
+	if w.err == nil {
+		line, col := position(w.src, int64(offset))
+		w.err = &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: fmt.Sprintf("unknown key %q", key)}
+	}
+}
+
 // value reads one value whose Go type is t (nil: anything) at path.
 func (w *jsonWalker) value(t reflect.Type, path string) {
 	for t != nil && t.Kind() == reflect.Pointer {
@@ -101,7 +109,7 @@ func (w *jsonWalker) object(t reflect.Type, path string) {
 		case t.Kind() == reflect.Struct:
 			f, ok := jsonField(t, key)
 			if !ok {
-				w.fail(at, full, "unknown key %q", full)
+				w.unknown(at, full)
 				return
 			}
 			next = f

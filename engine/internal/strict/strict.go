@@ -24,6 +24,7 @@ import (
 type PosError struct {
 	Line, Col int
 	Key       string // dotted key the error is about, if any
+	Unknown   bool   // Key is not one the target type has
 	Msg       string
 }
 
@@ -58,7 +59,7 @@ func TOML(src string, v any) error {
 		})
 		key := outermost(keys)
 		line, col := doc.Locate(key, 1)
-		return &PosError{Line: line, Col: col, Key: key, Msg: fmt.Sprintf("unknown key %q", key)}
+		return &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: fmt.Sprintf("unknown key %q", key)}
 	}
 	return nil
 }

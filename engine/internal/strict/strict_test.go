@@ -57,7 +57,7 @@ func TestTOMLRefusesUnknownKeysButNotOpenValues(t *testing.T) {
 	err := TOML("name = \"x\"\n[extra]\nv = 1\n", &d)
 	var pe *PosError
 	require.True(t, errors.As(err, &pe))
-	assert.Equal(t, &PosError{Line: 2, Col: 2, Key: "extra", Msg: `unknown key "extra"`}, pe)
+	assert.Equal(t, &PosError{Line: 2, Col: 2, Key: "extra", Unknown: true, Msg: `unknown key "extra"`}, pe)
 }
 
 func TestJSONPositions(t *testing.T) {
@@ -66,6 +66,9 @@ func TestJSONPositions(t *testing.T) {
 	}
 	err := JSON([]byte("{\n  \"a\": 1,\n  \"b\": 2\n}"), &v)
 	assert.EqualError(t, err, `3:3: unknown key "b"`)
+	var pe *PosError
+	require.True(t, errors.As(err, &pe))
+	assert.True(t, pe.Unknown)
 	err = JSON([]byte(""), &v)
 	assert.EqualError(t, err, "1:1: empty document")
 }
