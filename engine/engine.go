@@ -28,6 +28,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -120,7 +121,7 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	}
 	e.pack = p
 	if err := e.opts.config.CheckOverlays(pack.Settings(p.Overlays)); err != nil {
-		return nil, ErrorList{err}
+		return nil, asList(PhaseConfig, err)
 	}
 	master, errs := pack.Compile(p, pack.Fields{All: viewKeys, Volatile: volatileKeys})
 	if len(errs) > 0 {
@@ -236,4 +237,14 @@ func outlines(p *pack.Pack) map[string]*Outline {
 		out[name] = o
 	}
 	return out
+}
+
+// asList wraps err as a one-error ErrorList, keeping its *Error when it
+// has one.
+func asList(phase Phase, err error) ErrorList {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Phase: phase, Err: err}
+	}
+	return ErrorList{e}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/tidy"
+	"github.com/sysprompt/sysprompt/engine/internal/zone"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/engine/view"
 	"github.com/sysprompt/sysprompt/vfs"
@@ -495,7 +496,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	today, yesterday := "", ""
 	if req.Session.Reset && req.Date != "" {
 		// With no known zone, days are UTC days.
-		loc, err := config.LoadZone(s.UserTimezone)
+		loc, err := zone.Load(s.UserTimezone)
 		if err != nil {
 			return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: fmt.Errorf("time zone %q: %w", s.UserTimezone, err)}
 		}

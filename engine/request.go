@@ -15,6 +15,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 	"github.com/sysprompt/sysprompt/engine/internal/tidy"
+	"github.com/sysprompt/sysprompt/engine/internal/zone"
 )
 
 // Request holds the live facts of one agent run. Every field says whether
@@ -219,7 +220,7 @@ func (r *Request) validate() error {
 	}
 	if r.Timezone != "" {
 		// "Local" would make the output depend on the machine.
-		if _, err := config.LoadZone(r.Timezone); err != nil || r.Timezone == "Local" {
+		if _, err := zone.Load(r.Timezone); err != nil || r.Timezone == "Local" {
 			return &keyError{key: "timezone", err: fmt.Errorf("timezone %q is not a known IANA zone", r.Timezone)}
 		}
 	}

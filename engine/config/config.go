@@ -11,14 +11,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
+	"github.com/sysprompt/sysprompt/engine/internal/zone"
 )
 
 // Config is an agent config file. Its keys are the camelCase names the
@@ -434,7 +433,7 @@ func (k keyCheck) zone(key string, v *string) error {
 	if v == nil {
 		return nil
 	}
-	if _, err := LoadZone(*v); err != nil || *v == "" || *v == "Local" {
+	if _, err := zone.Load(*v); err != nil || *v == "" || *v == "Local" {
 		return k.fail(key, "%s %q is not a known IANA zone", key, *v)
 	}
 	return nil
@@ -458,7 +457,7 @@ func (c *Config) listLines() []int {
 // pack reads, and personalities that are neither on, off nor one of the
 // overlay's styles: a typo must not fall back to a default silently.
 // styles maps each overlay setting of the pack to its style names.
-func (c *Config) CheckOverlays(styles map[string][]string) *diag.Error {
+func (c *Config) CheckOverlays(styles map[string][]string) error {
 	if c == nil {
 		return nil
 	}
@@ -513,21 +512,4 @@ func (c *Config) Lookup(dotted string) (any, bool) {
 		}
 	}
 	return cur, true
-}
-
-// zones caches time.LoadLocation, which reads the zone database on every
-// call. A location never changes once loaded, so sharing them is safe.
-var zones sync.Map // name -> *time.Location
-
-// LoadZone is time.LoadLocation, loaded once per name.
-func LoadZone(name string) (*time.Location, error) {
-	if loc, ok := zones.Load(name); ok {
-		return loc.(*time.Location), nil
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, err
-	}
-	zones.Store(name, loc)
-	return loc, nil
 }
