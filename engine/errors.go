@@ -9,7 +9,9 @@ import (
 // live with the code that produces them.
 
 // Error is the one error type of loading and rendering. Error() is a
-// single line: "file:line:col: section id: message".
+// single line: "file:line:col: section id: message". Its fields: Phase,
+// File (pack-relative or as the caller named it), Line and Col (1-based,
+// 0 when unknown), Section (the section id, when it has one) and Err.
 type Error = diag.Error
 
 // ErrorList holds every problem found while loading a pack. Error() names
@@ -22,7 +24,8 @@ type TierError = diag.TierError
 // Phase names the stage of work an error comes from.
 type Phase = diag.Phase
 
-// The phases of loading and rendering.
+// The phases of loading and rendering: "manifest", "front matter",
+// "parse", "exec", "tier", "config", "request" and "workspace".
 const (
 	PhaseManifest    = diag.PhaseManifest
 	PhaseFrontMatter = diag.PhaseFrontMatter
@@ -38,7 +41,7 @@ const (
 // none for the bare identity line.
 type Mode = pack.Mode
 
-// The prompt modes.
+// The prompt modes: "full", "minimal" and "none".
 const (
 	ModeFull    = pack.ModeFull
 	ModeMinimal = pack.ModeMinimal
@@ -48,7 +51,7 @@ const (
 // Tier says on which side of the cache boundary a section renders.
 type Tier = pack.Tier
 
-// The cache tiers.
+// The cache tiers: "stable" (above the boundary) and "dynamic".
 const (
 	TierStable  = pack.TierStable
 	TierDynamic = pack.TierDynamic
