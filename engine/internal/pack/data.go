@@ -224,7 +224,7 @@ func readTools(fsys fs.FS) ([]ToolEntry, diag.ErrorList) {
 	return doc.Tool, nil
 }
 
-// overlay is a model-family prompt contribution declared as data.
+// Overlay is a model-family prompt contribution declared as data.
 type Overlay struct {
 	File         string
 	Name         string                       `toml:"name"`
@@ -309,7 +309,7 @@ func (o *Overlay) validate(src string) *diag.Error {
 	return nil
 }
 
-// applies reports whether the overlay matches the run's model and provider.
+// Applies reports whether the overlay matches the run's model and provider.
 func (o *Overlay) Applies(provider, model string) bool {
 	if len(o.Providers) > 0 && !slices.Contains(o.Providers, strings.ToLower(provider)) {
 		return false

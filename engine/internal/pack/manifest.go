@@ -9,7 +9,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
 
-// manifest is the decoded sections/manifest.toml.
+// Manifest is the decoded sections/manifest.toml.
 type Manifest struct {
 	Product         string            `toml:"product"`
 	IdentitySection string            `toml:"identity_section"`

@@ -53,7 +53,7 @@ const (
 	DefaultHarness = "embedded"
 )
 
-// harness is a resolved harness: its layers with their sections in order.
+// Harness is a resolved harness: its layers with their sections in order.
 type Harness struct {
 	Name   string
 	Layers []*Layer
@@ -75,6 +75,7 @@ func (h *Harness) Omit(hasAnyTool func(names ...string) bool) map[string]string 
 	return out
 }
 
+// Layer is one layer of a harness: its name and its sections in order.
 type Layer struct {
 	Name     string
 	Sections []*Section

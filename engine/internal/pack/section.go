@@ -17,7 +17,7 @@ type frontMatter struct {
 	Override string   `toml:"override"`
 }
 
-// section is one parsed section file.
+// Section is one parsed section file.
 type Section struct {
 	ID, File string
 	Modes    []Mode
