@@ -41,6 +41,38 @@ type BootstrapFiles struct {
 	Subagent []string // all a sub-agent session gets
 }
 
+// defaultsFile is templates/defaults.toml as written; every key is a
+// pointer, so a missing one can be told from a zero.
+type defaultsFile struct {
+	Time struct {
+		Format *string `toml:"format"`
+	} `toml:"time"`
+	Skills struct {
+		MaxPromptChars *int `toml:"max_prompt_chars"`
+		MaxInPrompt    *int `toml:"max_in_prompt"`
+	} `toml:"skills"`
+	Memory struct {
+		Citations *string `toml:"citations"`
+	} `toml:"memory"`
+	Subagents struct {
+		DelegationMode *string `toml:"delegation_mode"`
+	} `toml:"subagents"`
+	Heartbeat struct {
+		Enabled        *bool   `toml:"enabled"`
+		IncludeSection *bool   `toml:"include_section"`
+		Prompt         *string `toml:"prompt"`
+	} `toml:"heartbeat"`
+	Bootstrap struct {
+		MaxChars          *int      `toml:"max_chars"`
+		TotalMaxChars     *int      `toml:"total_max_chars"`
+		TruncationWarning *string   `toml:"truncation_warning"`
+		Files             *[]string `toml:"files"`
+		Optional          *[]string `toml:"optional"`
+		Dynamic           *[]string `toml:"dynamic"`
+		Subagent          *[]string `toml:"subagent"`
+	} `toml:"bootstrap"`
+}
+
 // readDefaults reads templates/defaults.toml: the pack's settings
 // defaults, the bottom of the config precedence, and its workspace file
 // lists; it is their only source. Every key is required, so a pack that
@@ -52,35 +84,7 @@ func readDefaults(fsys fs.FS) (config.Defaults, BootstrapFiles, diag.ErrorList) 
 		return config.Defaults{}, BootstrapFiles{}, diag.ErrorList{{Phase: diag.PhaseManifest, File: defaultsPath,
 			Err: fmt.Errorf("cannot read the pack's defaults: %w", err)}}
 	}
-	var doc struct {
-		Time struct {
-			Format *string `toml:"format"`
-		} `toml:"time"`
-		Skills struct {
-			MaxPromptChars *int `toml:"max_prompt_chars"`
-			MaxInPrompt    *int `toml:"max_in_prompt"`
-		} `toml:"skills"`
-		Memory struct {
-			Citations *string `toml:"citations"`
-		} `toml:"memory"`
-		Subagents struct {
-			DelegationMode *string `toml:"delegation_mode"`
-		} `toml:"subagents"`
-		Heartbeat struct {
-			Enabled        *bool   `toml:"enabled"`
-			IncludeSection *bool   `toml:"include_section"`
-			Prompt         *string `toml:"prompt"`
-		} `toml:"heartbeat"`
-		Bootstrap struct {
-			MaxChars          *int      `toml:"max_chars"`
-			TotalMaxChars     *int      `toml:"total_max_chars"`
-			TruncationWarning *string   `toml:"truncation_warning"`
-			Files             *[]string `toml:"files"`
-			Optional          *[]string `toml:"optional"`
-			Dynamic           *[]string `toml:"dynamic"`
-			Subagent          *[]string `toml:"subagent"`
-		} `toml:"bootstrap"`
-	}
+	var doc defaultsFile
 	if err := strict.TOML(string(src), &doc); err != nil {
 		return config.Defaults{}, BootstrapFiles{}, diag.ErrorList{diag.Decode(diag.PhaseManifest, defaultsPath, err)}
 	}
