@@ -7,9 +7,7 @@ package sysprompt_test
 // use only the engine's exported API, as any caller of the pack would.
 
 import (
-	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -23,6 +21,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/internal/packtest"
 )
 
 // toolsNamed builds a tool list from bare names.
@@ -706,28 +705,6 @@ func TestBuiltinCacheStability(t *testing.T) {
 	}
 }
 
-// exampleWorkspace copies examples/workspace into memory at /ws.
-func exampleWorkspace(t testing.TB) afero.Fs {
-	t.Helper()
-	ws := afero.NewMemMapFs()
-	src := os.DirFS("examples/workspace")
-	require.NoError(t, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(src, p)
-		if err != nil {
-			return err
-		}
-		name := path.Join("/ws", p)
-		if err := ws.MkdirAll(path.Dir(name), 0o755); err != nil {
-			return err
-		}
-		return afero.WriteFile(ws, name, data, 0o644)
-	}))
-	return ws
-}
-
 // TestBuiltinExampleRequests renders the seven shipped requests with the
 // example workspace and config, and reads each layer as a careful person
 // would: no empty heading, no doubled blank line, no template leftovers.
@@ -898,4 +875,12 @@ func TestBuiltinPackLints(t *testing.T) {
 	require.Empty(t, res.Errors)
 	assert.Empty(t, res.Warnings)
 	assert.Greater(t, res.Sections, 5)
+}
+
+// exampleWorkspace copies examples/workspace into memory at /ws.
+func exampleWorkspace(t testing.TB) afero.Fs {
+	t.Helper()
+	ws := afero.NewMemMapFs()
+	packtest.CopyDir(t, os.DirFS("examples/workspace"), ws, "/ws")
+	return ws
 }

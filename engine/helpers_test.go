@@ -1,10 +1,8 @@
 package engine_test
 
 import (
-	"context"
 	"io/fs"
 	"os"
-	"path"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,52 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt"
-	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/internal/packtest"
 )
-
-// packWith copies the built-in pack into memory and applies changes:
-// a non-empty value writes the file, an empty one deletes it.
-func packWith(t testing.TB, changes map[string]string) fs.FS {
-	t.Helper()
-	m := fstest.MapFS{}
-	err := fs.WalkDir(sysprompt.Pack, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(sysprompt.Pack, p)
-		m[p] = &fstest.MapFile{Data: b}
-		return err
-	})
-	require.NoError(t, err)
-	for name, text := range changes {
-		if text == "" {
-			delete(m, name)
-			continue
-		}
-		m[name] = &fstest.MapFile{Data: []byte(text)}
-	}
-	return m
-}
-
-// workspaceFS builds an in-memory workspace at /ws.
-func workspaceFS(t testing.TB, files map[string]string) afero.Fs {
-	t.Helper()
-	fsys := afero.NewMemMapFs()
-	for name, text := range files {
-		require.NoError(t, afero.WriteFile(fsys, "/ws/"+name, []byte(text), 0o644))
-	}
-	return fsys
-}
-
-// render compiles the pack and renders req, failing the test on error.
-func render(t testing.TB, p fs.FS, req engine.Request, opts ...engine.Option) *engine.Result {
-	t.Helper()
-	e, err := engine.New(p, opts...)
-	require.NoError(t, err)
-	res, err := e.Render(context.Background(), req)
-	require.NoError(t, err)
-	return res
-}
 
 // section builds a section file from front matter lines and a body.
 func section(front, body string) string {
@@ -136,6 +90,18 @@ func editDefault(t testing.TB, p fs.FS, key, line string) {
 	m["templates/defaults.toml"] = &fstest.MapFile{Data: []byte(re.ReplaceAllLiteralString(text, line))}
 }
 
+// The helpers engine and pack tests share, bound to the built-in pack.
+func packWith(t testing.TB, changes map[string]string) fs.FS {
+	return packtest.PackWith(t, sysprompt.Pack, changes)
+}
+
+var (
+	workspaceFS    = packtest.Workspace
+	render         = packtest.Render
+	directRequest  = packtest.DirectRequest
+	smallWorkspace = packtest.SmallWorkspace
+)
+
 // exampleWorkspace copies examples/workspace into memory at /ws.
 func exampleWorkspace(t testing.TB) afero.Fs {
 	t.Helper()
@@ -146,20 +112,5 @@ func exampleWorkspace(t testing.TB) afero.Fs {
 
 // copyExampleWorkspace writes examples/workspace into fsys at root.
 func copyExampleWorkspace(t testing.TB, fsys afero.Fs, root string) {
-	t.Helper()
-	src := os.DirFS("../examples/workspace")
-	require.NoError(t, fs.WalkDir(src, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(src, p)
-		if err != nil {
-			return err
-		}
-		name := path.Join(root, p)
-		if err := fsys.MkdirAll(path.Dir(name), 0o755); err != nil {
-			return err
-		}
-		return afero.WriteFile(fsys, name, data, 0o644)
-	}))
+	packtest.CopyDir(t, os.DirFS("../examples/workspace"), fsys, root)
 }

@@ -17,32 +17,6 @@ import (
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
-// directRequest is a direct chat turn over a small workspace at /ws.
-func directRequest() engine.Request {
-	return engine.Request{
-		Mode:      engine.ModeFull,
-		Date:      "2026-11-30T09:15:00Z",
-		Timezone:  "Europe/Lisbon",
-		Workspace: engine.Workspace{Path: "/ws"},
-		Tools:     []engine.Tool{{Name: "read", Description: "Read a file."}, {Name: "exec", Description: "Run a command."}},
-		Channel:   engine.Channel{ID: "telegram", ChatType: "direct", Delivery: "automatic"},
-		Runtime:   engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Model: "anthropic/claude"},
-		Owners:    []string{"telegram:1"},
-	}
-}
-
-func smallWorkspace() map[string]string {
-	return map[string]string{
-		"AGENTS.md":    "# Agents\nBe careful. Placeholders look like {{ .ClientName }} and {{ template \"x\" }}.\n",
-		"SOUL.md":      "Warm and direct.\n",
-		"TOOLS.md":     "nas.local is the NAS.\n",
-		"IDENTITY.md":  "Name: Wren\n",
-		"USER.md":      "Ana, Lisbon.\n",
-		"HEARTBEAT.md": "- check the inbox\n",
-		"MEMORY.md":    "Ana prefers bullet lists.\n",
-	}
-}
-
 func TestRenderSplitsAtTheBoundary(t *testing.T) {
 	res := render(t, packWith(t, nil), directRequest(), engine.WithFS(workspaceFS(t, smallWorkspace())))
 	require.Len(t, res.Layers, 1)
