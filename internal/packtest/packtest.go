@@ -1,19 +1,23 @@
-// Package packtest holds what the engine's tests and the pack's tests
-// share: an in-memory copy of a pack with edits, an in-memory workspace,
-// a render that fails the test on error, and the usual direct-chat
-// request. It is test support: only _test.go files import it.
+// Package packtest holds what the engine's, the report's and the pack's
+// tests share: an in-memory copy of a pack with edits, a minimal pack for
+// mechanism tests, an in-memory workspace, a render that fails the test
+// on error, and the usual direct-chat request. It is test support: only
+// _test.go files import it.
 package packtest
 
 import (
 	"context"
 	"io/fs"
 	"path"
+	"regexp"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
 )
 
@@ -107,4 +111,82 @@ func SmallWorkspace() map[string]string {
 		"HEARTBEAT.md": "- check the inbox\n",
 		"MEMORY.md":    "Ana prefers bullet lists.\n",
 	}
+}
+
+// Section builds a section file from front matter lines and a body.
+func Section(front, body string) string {
+	return "+++\n" + strings.TrimSpace(front) + "\n+++\n" + body
+}
+
+// Manifest is a small manifest over the given layer section lists.
+func Manifest(layers ...string) string {
+	var b strings.Builder
+	b.WriteString("identity_section = \"identity\"\nboundary = \"<!-- B -->\"\n")
+	for _, l := range layers {
+		b.WriteString("\n[[layer]]\nname = \"system\"\nsections = [" + l + "]\n")
+	}
+	return b.String()
+}
+
+// MinimalPack is a tiny pack for mechanism tests: identity plus the given
+// sections, with the built-in partials.
+func MinimalPack(t testing.TB, manifestText string, sections map[string]string) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{
+		"sections/manifest.toml":    {Data: []byte(manifestText)},
+		"sections/identity.md.tmpl": {Data: []byte(Section(`modes = ["full", "minimal", "none"]`+"\n"+`tier = "stable"`, "I am the agent."))},
+		"templates/bootstrap.tmpl":  {Data: mustRead(t, "templates/bootstrap.tmpl")},
+		"templates/defaults.toml":   {Data: mustRead(t, "templates/defaults.toml")},
+	}
+	for name, text := range sections {
+		m["sections/"+name+".md.tmpl"] = &fstest.MapFile{Data: []byte(text)}
+	}
+	return m
+}
+
+// mustRead reads a file of the built-in pack.
+func mustRead(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := fs.ReadFile(sysprompt.Pack, name)
+	require.NoError(t, err)
+	return b
+}
+
+// Front matter of a stable and a dynamic section shown in full and
+// minimal mode.
+const (
+	Stable  = "modes = [\"full\", \"minimal\"]\ntier = \"stable\""
+	Dynamic = "modes = [\"full\", \"minimal\"]\ntier = \"dynamic\""
+)
+
+// AddFile adds a file to a pack built by MinimalPack or PackWith.
+func AddFile(p fs.FS, name, text string) {
+	p.(fstest.MapFS)[name] = &fstest.MapFile{Data: []byte(text)}
+}
+
+// SetDefault changes one key of the pack's templates/defaults.toml; value
+// is TOML, a list included. Every key of the file has a name of its own.
+func SetDefault(t testing.TB, p fs.FS, key, value string) {
+	t.Helper()
+	editDefault(t, p, key, key+" = "+value)
+}
+
+// DropDefault removes one key from the pack's templates/defaults.toml.
+func DropDefault(t testing.TB, p fs.FS, key string) {
+	t.Helper()
+	editDefault(t, p, key, "")
+}
+
+// editDefault replaces the definition of key, a list over several lines
+// included, with line.
+func editDefault(t testing.TB, p fs.FS, key, line string) {
+	t.Helper()
+	m := p.(fstest.MapFS)
+	text := string(m["templates/defaults.toml"].Data)
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key) + ` *= *(?:\[[^\]]*\])?.*\n`)
+	require.Len(t, re.FindAllString(text, -1), 1, "templates/defaults.toml should define %s once", key)
+	if line != "" {
+		line += "\n"
+	}
+	m["templates/defaults.toml"] = &fstest.MapFile{Data: []byte(re.ReplaceAllLiteralString(text, line))}
 }

@@ -1,4 +1,4 @@
-package engine_test
+package report_test
 
 import (
 	"context"
@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/report"
+	"github.com/sysprompt/sysprompt/internal/packtest"
 )
 
 // budgetPack injects AGENTS.md, SOUL.md and TOOLS.md (all required) with
@@ -21,26 +23,26 @@ func budgetPack(t *testing.T) engine.Request {
 }
 
 func TestReportFigures(t *testing.T) {
-	p := minimalPack(t, manifest(`"identity", "ctx", "late"`), map[string]string{
-		"ctx":  section(stable, "{{ range .Files.Injected }}{{ .Content }}\n{{ end }}"),
-		"late": section(dynamic, "{{ .Channel.ID }}"),
+	p := packtest.MinimalPack(t, packtest.Manifest(`"identity", "ctx", "late"`), map[string]string{
+		"ctx":  packtest.Section(packtest.Stable, "{{ range .Files.Injected }}{{ .Content }}\n{{ end }}"),
+		"late": packtest.Section(packtest.Dynamic, "{{ .Channel.ID }}"),
 	})
-	setDefault(t, p, "files", `["AGENTS.md", "SOUL.md", "TOOLS.md"]`)
-	setDefault(t, p, "optional", "[]")
-	setDefault(t, p, "max_chars", "100")
-	setDefault(t, p, "total_max_chars", "200")
-	addFile(p, "templates/bootstrap.tmpl", `{{ define "file_block" }}{{ .Content }}{{ end }}`+
+	packtest.SetDefault(t, p, "files", `["AGENTS.md", "SOUL.md", "TOOLS.md"]`)
+	packtest.SetDefault(t, p, "optional", "[]")
+	packtest.SetDefault(t, p, "max_chars", "100")
+	packtest.SetDefault(t, p, "total_max_chars", "200")
+	packtest.AddFile(p, "templates/bootstrap.tmpl", `{{ define "file_block" }}{{ .Content }}{{ end }}`+
 		`{{ define "missing_marker" }}[missing {{ .Path }}]{{ end }}`+
 		`{{ define "truncation_marker" }}[cut {{ .Kept }}/{{ .Raw }}]{{ end }}`+
 		`{{ define "binary_marker" }}[binary]{{ end }}`)
-	ws := workspaceFS(t, map[string]string{
+	ws := packtest.Workspace(t, map[string]string{
 		"AGENTS.md": strings.Repeat("a", 90),  // OK, 90 >= 85% of 100: near the limit
 		"SOUL.md":   strings.Repeat("s", 200), // 110 of the total remain: cut to the per-file 100
 		"TOOLS.md":  strings.Repeat("t", 50),  // under 64 remain: no further file starts
 	})
 	req := budgetPack(t)
 	req.Channel.ID = "telegram"
-	res := render(t, p, req, engine.WithFS(ws))
+	res := packtest.Render(t, p, req, engine.WithFS(ws))
 	rep := report.Build(res, nil)
 
 	assert.Equal(t, "estimate", rep.Tokenizer)
@@ -70,7 +72,7 @@ func TestReportFigures(t *testing.T) {
 	assert.Equal(t, 1, b.Truncated)
 	assert.True(t, b.TotalNearLimit, "injected >= 85% of 200")
 
-	// Sections: identity, ctx (stable), late (dynamic), with estimate tokens.
+	// Sections: identity, ctx (packtest.Stable), late (packtest.Dynamic), with estimate tokens.
 	require.Len(t, rep.Sections, 3)
 	assert.Equal(t, report.SectionReport{Layer: "system", Tier: engine.TierStable, ID: "identity", Size: report.Size{Chars: 15, Tokens: 4}}, rep.Sections[0])
 	assert.Equal(t, report.SectionReport{Layer: "system", Tier: engine.TierDynamic, ID: "late", Size: report.Size{Chars: 8, Tokens: 2}}, rep.Sections[2])
@@ -90,7 +92,7 @@ func TestReportTools(t *testing.T) {
 		{Name: "read", Description: "Read a file.", Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}},
 		{Name: "ping"},
 	}}
-	res := render(t, minimalPack(t, manifest(`"identity"`), nil), req)
+	res := packtest.Render(t, packtest.MinimalPack(t, packtest.Manifest(`"identity"`), nil), req)
 	rep := report.Build(res, nil)
 	// {"properties":{"path":{"type":"string"}},"type":"object"} is 57 characters.
 	assert.Equal(t, []report.ToolReport{{Name: "read", DescriptionChars: 12, SchemaChars: 57}, {Name: "ping"}}, rep.Tools.Entries)
@@ -104,25 +106,25 @@ func (wordCounter) Name() string       { return "words" }
 func (wordCounter) Count(s string) int { return len(strings.Fields(s)) }
 
 func TestReportUsesTheGivenTokenizer(t *testing.T) {
-	res := render(t, minimalPack(t, manifest(`"identity"`), nil), engine.Request{})
+	res := packtest.Render(t, packtest.MinimalPack(t, packtest.Manifest(`"identity"`), nil), engine.Request{})
 	rep := report.Build(res, wordCounter{})
 	assert.Equal(t, "words", rep.Tokenizer)
 	assert.Equal(t, 4, rep.Sections[0].Tokens, "I am the agent.")
 	assert.Equal(t, 7, rep.Layers[0].Total.Tokens, "I am the agent. <!-- B -->")
 	for _, tc := range []engine.Request{{}, {Mode: engine.ModeNone}} {
-		res := render(t, minimalPack(t, manifest(`"identity", "d"`), map[string]string{"d": section(dynamic, "{{ if .Channel.ID }}x{{ end }}")}), tc)
+		res := packtest.Render(t, packtest.MinimalPack(t, packtest.Manifest(`"identity", "d"`), map[string]string{"d": packtest.Section(packtest.Dynamic, "{{ if .Channel.ID }}x{{ end }}")}), tc)
 		rep := report.Build(res, nil)
 		assert.Equal(t, len([]rune(res.Layers[0].Text)), rep.Layers[0].Total.Chars, "no dynamic sections")
 	}
 }
 
 func TestCompare(t *testing.T) {
-	e, err := engine.New(packWith(t, nil), engine.WithFS(workspaceFS(t, smallWorkspace())))
+	e, err := engine.New(packtest.PackWith(t, sysprompt.Pack, nil), engine.WithFS(packtest.Workspace(t, packtest.SmallWorkspace())))
 	require.NoError(t, err)
-	a, err := e.Render(context.Background(), directRequest())
+	a, err := e.Render(context.Background(), packtest.DirectRequest())
 	require.NoError(t, err)
 
-	volatile := directRequest()
+	volatile := packtest.DirectRequest()
 	volatile.Date = "2027-01-01T00:00:00Z"
 	volatile.Runtime.Host = "elsewhere"
 	b, err := e.Render(context.Background(), volatile)
@@ -132,7 +134,7 @@ func TestCompare(t *testing.T) {
 	assert.True(t, d.StableIdentical())
 	assert.Contains(t, d.Layers[0].DynamicChanged, "runtime")
 
-	stable := directRequest()
+	stable := packtest.DirectRequest()
 	stable.Workspace.Path = "/ws2"
 	c, err := e.Render(context.Background(), stable)
 	require.NoError(t, err)
@@ -151,18 +153,18 @@ func TestCompare(t *testing.T) {
 }
 
 func TestExplain(t *testing.T) {
-	m := manifest(`"identity", "full", "blank", "style"`) + `
+	m := packtest.Manifest(`"identity", "full", "blank", "style"`) + `
 [[harness]]
 name = "other"
 [[harness.layer]]
 name = "system"
 sections = ["identity", "extra"]
 `
-	p := minimalPack(t, m, map[string]string{
-		"full":  section("modes = [\"full\"]\ntier = \"stable\"", "full text"),
-		"blank": section(stable, " "),
-		"style": section(stable+"\noverride = \"tool_call_style\"", "default style"),
-		"extra": section(dynamic, "x"),
+	p := packtest.MinimalPack(t, m, map[string]string{
+		"full":  packtest.Section("modes = [\"full\"]\ntier = \"stable\"", "full text"),
+		"blank": packtest.Section(packtest.Stable, " "),
+		"style": packtest.Section(packtest.Stable+"\noverride = \"tool_call_style\"", "default style"),
+		"extra": packtest.Section(packtest.Dynamic, "x"),
 	})
 	e, err := engine.New(p)
 	require.NoError(t, err)
@@ -182,7 +184,7 @@ sections = ["identity", "extra"]
 // the partial's layout: the built-in XML, a restyled list, or a pack that
 // never prints the catalog.
 func TestReportSkillSizesFollowTheCatalogPartial(t *testing.T) {
-	ws := workspaceFS(t, map[string]string{
+	ws := packtest.Workspace(t, map[string]string{
 		"AGENTS.md":           "rules",
 		"skills/a/SKILL.md":   "---\nname: a\ndescription: Short.\n---\nBody.\n",
 		"skills/b/SKILL.md":   "---\nname: b\ndescription: A much longer description of what b does.\n---\nBody.\n",
@@ -197,7 +199,7 @@ func TestReportSkillSizesFollowTheCatalogPartial(t *testing.T) {
 	}
 
 	t.Run("built-in", func(t *testing.T) {
-		res := render(t, packWith(t, nil), req, engine.WithFS(ws))
+		res := packtest.Render(t, packtest.PackWith(t, sysprompt.Pack, nil), req, engine.WithFS(ws))
 		rep := report.Build(res, nil)
 		catalog := between(res.Layers[0].Text, "<available_skills>", "</available_skills>")
 		assert.Equal(t, chars(catalog), rep.Skills.CatalogChars)
@@ -215,7 +217,7 @@ func TestReportSkillSizesFollowTheCatalogPartial(t *testing.T) {
 		restyled := `{{ define "skills_catalog" }}{{ range .Listed }}* {{ .Name }}: {{ .Description }}
 {{ end }}{{ end }}{{ define "skills_section" }}{{ if .Skills.Listed }}## Skills
 {{ .Skills.Catalog }}{{ end }}{{ end }}`
-		res := render(t, packWith(t, map[string]string{"templates/skills.tmpl": restyled}), req, engine.WithFS(ws))
+		res := packtest.Render(t, packtest.PackWith(t, sysprompt.Pack, map[string]string{"templates/skills.tmpl": restyled}), req, engine.WithFS(ws))
 		rep := report.Build(res, nil)
 		assert.Equal(t, chars(between(res.Layers[0].Text, "* a: Short.", "* c-d: Escaped & located.")), rep.Skills.CatalogChars)
 		want := map[string]string{"a": "* a: Short.\n", "b": "* b: A much longer description of what b does.\n", "c-d": "* c-d: Escaped & located.\n"}
@@ -226,7 +228,7 @@ func TestReportSkillSizesFollowTheCatalogPartial(t *testing.T) {
 
 	t.Run("not printed", func(t *testing.T) {
 		silent := `{{ define "skills_catalog" }}{{ range .Listed }}{{ .Name }}{{ end }}{{ end }}{{ define "skills_section" }}{{ if .Skills.Listed }}## Skills{{ end }}{{ end }}`
-		res := render(t, packWith(t, map[string]string{"templates/skills.tmpl": silent}), req, engine.WithFS(ws))
+		res := packtest.Render(t, packtest.PackWith(t, sysprompt.Pack, map[string]string{"templates/skills.tmpl": silent}), req, engine.WithFS(ws))
 		rep := report.Build(res, nil)
 		assert.Equal(t, 3, rep.Skills.Listed)
 		assert.Zero(t, rep.Skills.CatalogChars, "a catalog no section prints costs nothing")
