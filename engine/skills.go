@@ -214,16 +214,14 @@ func measureCatalog(set *renderSet, v *view.SkillsView) (CatalogSize, error) {
 		return size, nil
 	}
 	empty, err := catalogChars(set, nil, v.Descriptions, "")
+	size.Blocks = make([]int, len(v.Listed))
+	for i := 0; i < len(v.Listed) && err == nil; i++ {
+		var n int
+		n, err = catalogChars(set, v.Listed[i:i+1], v.Descriptions, "")
+		size.Blocks[i] = n - empty
+	}
 	if err != nil {
 		return CatalogSize{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
-	}
-	size.Blocks = make([]int, len(v.Listed))
-	for i := range v.Listed {
-		n, err := catalogChars(set, v.Listed[i:i+1], v.Descriptions, "")
-		if err != nil {
-			return CatalogSize{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
-		}
-		size.Blocks[i] = n - empty
 	}
 	return size, nil
 }
