@@ -147,6 +147,12 @@ type Contribution struct {
 	SectionOverrides map[string]string `toml:"section_overrides" json:"section_overrides"`
 }
 
+// MaxRequestBytes is the largest request (or config) document
+// ParseRequest and config.Parse accept; a reader need read at most one
+// byte more to be refused with a clear error. Documents must also be
+// UTF-8 without a byte-order mark and nest at most 64 levels deep.
+const MaxRequestBytes = strict.MaxBytes
+
 // ParseRequest decodes a TOML or JSON request (JSON when the first
 // non-space byte is '{'). name is used in error messages.
 func ParseRequest(name string, src []byte) (Request, error) {

@@ -222,7 +222,7 @@ func (c *common) requestFrom(name string, stdin io.Reader) (engine.Request, erro
 func (c *common) engine() (*engine.Engine, error) {
 	var opts []engine.Option
 	if c.config != "" {
-		src, err := os.ReadFile(c.config)
+		src, err := readFile(c.config)
 		if err != nil {
 			return nil, err
 		}
@@ -315,14 +315,31 @@ func packFS(dir string) iofs.FS {
 	return vfs.Pack(sysprompt.Pack, vfs.OSDir(dir))
 }
 
-// readInput reads a file, or stdin for "-".
+// readInput reads a request file, or stdin for "-".
 func readInput(name string, stdin io.Reader) ([]byte, string, error) {
 	if name == "-" {
-		b, err := io.ReadAll(stdin)
+		b, err := readBounded(stdin)
 		return b, "<stdin>", err
 	}
-	b, err := os.ReadFile(name)
+	b, err := readFile(name)
 	return b, name, err
+}
+
+// readFile reads a request or config file through readBounded.
+func readFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readBounded(f)
+}
+
+// readBounded reads one byte past the largest document the parsers
+// accept, so an oversized input is refused by the parser, with its
+// position, and never held whole.
+func readBounded(r io.Reader) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, engine.MaxRequestBytes+1))
 }
 
 func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -18,7 +18,13 @@ type jsonWalker struct {
 	dec       *json.Decoder
 	positions map[string]int // dotted key -> byte offset of its first use
 	err       error
+	// broken is set at the first syntax error: the decoder does not
+	// consume a bad token, so reading on would see it forever. The
+	// decoder proper reports it, with its position.
+	broken bool
 }
+
+func (w *jsonWalker) going() bool { return w.err == nil && !w.broken }
 
 func newJSONWalker(src []byte) *jsonWalker {
 	dec := json.NewDecoder(bytes.NewReader(src))
@@ -57,7 +63,8 @@ func (w *jsonWalker) value(t reflect.Type, path string) {
 	}
 	tok, err := w.dec.Token()
 	if err != nil {
-		return // the decoder proper reports syntax errors with positions
+		w.broken = true
+		return
 	}
 	delim, ok := tok.(json.Delim)
 	if !ok {
@@ -69,7 +76,7 @@ func (w *jsonWalker) value(t reflect.Type, path string) {
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
-		for w.err == nil && w.dec.More() {
+		for w.going() && w.dec.More() {
 			w.value(elem, path)
 		}
 		w.dec.Token()
@@ -82,10 +89,11 @@ func (w *jsonWalker) value(t reflect.Type, path string) {
 // already read.
 func (w *jsonWalker) object(t reflect.Type, path string) {
 	seen := map[string]bool{}
-	for w.err == nil && w.dec.More() {
+	for w.going() && w.dec.More() {
 		at := w.nextTokenStart()
 		tok, err := w.dec.Token()
 		if err != nil {
+			w.broken = true
 			return
 		}
 		key, _ := tok.(string)

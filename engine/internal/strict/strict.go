@@ -38,8 +38,13 @@ func (e *PosError) Error() string {
 	return e.Msg
 }
 
-// TOML decodes src into v. Every key in src must map onto v.
+// TOML decodes src into v. Every key in src must map onto v. A document
+// over MaxBytes, one nesting deeper than MaxDepth, and one that is not
+// UTF-8 is refused before it is parsed.
 func TOML(src string, v any) error {
+	if err := checkInput([]byte(src), true); err != nil {
+		return err
+	}
 	md, err := toml.Decode(src, v)
 	if err != nil {
 		return tomlError(src, err)
@@ -220,8 +225,12 @@ func LocateKey(src, key string) (line, col int) {
 }
 
 // JSON decodes src into v, refusing unknown, repeated and wrongly cased
-// keys and trailing data.
+// keys and trailing data. Like TOML, it first refuses a document over
+// MaxBytes, one nesting deeper than MaxDepth, and one that is not UTF-8.
 func JSON(src []byte, v any) error {
+	if err := checkInput(src, false); err != nil {
+		return err
+	}
 	w := newJSONWalker(src)
 	w.value(reflect.TypeOf(v), "")
 	if w.err != nil {

@@ -1,0 +1,195 @@
+package strict
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// The decoders recurse once per level of nesting and BurntSushi/toml
+// spends time quadratic in a dotted key's length, so a document is
+// checked against these bounds by a flat scan before either decoder
+// sees it. Real requests, configs and packs nest a handful of levels
+// and weigh a few kilobytes.
+const (
+	// MaxBytes is the largest document the decoders accept.
+	MaxBytes = 4 << 20
+	// MaxDepth bounds how deeply arrays and tables nest, and how many
+	// parts a dotted key or a table header may have.
+	MaxDepth = 64
+)
+
+// checkInput refuses a document that is too large, is not UTF-8, or
+// nests deeper than MaxDepth, before any recursive parse.
+func checkInput(src []byte, toml bool) error {
+	if len(src) > MaxBytes {
+		line, col := position(src, MaxBytes)
+		return &PosError{Line: line, Col: col, Msg: fmt.Sprintf("document is larger than %d bytes", MaxBytes)}
+	}
+	if err := checkEncoding(src); err != nil {
+		return err
+	}
+	if toml {
+		return tomlDepth(src).err(src)
+	}
+	return jsonDepth(src).err(src)
+}
+
+// checkEncoding refuses byte-order marks (UTF-8's is legal but almost
+// always an editor's accident; UTF-16's means the file is not UTF-8)
+// and any invalid UTF-8, at the first bad byte.
+func checkEncoding(src []byte) error {
+	for _, bom := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}} {
+		if bytes.HasPrefix(src, bom) {
+			return &PosError{Line: 1, Col: 1, Msg: "document starts with a byte-order mark; save it as UTF-8 without one"}
+		}
+	}
+	for i := 0; i < len(src); {
+		r, size := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && size == 1 {
+			line, col := position(src, int64(i))
+			return &PosError{Line: line, Col: col, Msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02X); documents must be UTF-8", src[i])}
+		}
+		i += size
+	}
+	return nil
+}
+
+// tooDeep is where a scan found the document over a bound; offset < 0
+// means it is within bounds.
+type tooDeep struct {
+	offset int
+	what   string
+}
+
+var withinBounds = tooDeep{offset: -1}
+
+func (t tooDeep) err(src []byte) error {
+	if t.offset < 0 {
+		return nil
+	}
+	line, col := position(src, int64(t.offset))
+	return &PosError{Line: line, Col: col, Msg: fmt.Sprintf("%s (limit %d)", t.what, MaxDepth)}
+}
+
+const nestedTooDeep = "arrays and objects nest too deeply"
+
+// jsonDepth finds the first bracket that opens level MaxDepth+1.
+func jsonDepth(src []byte) tooDeep {
+	depth := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '"':
+			i = skipBasicString(src, i+1)
+		case '[', '{':
+			if depth++; depth > MaxDepth {
+				return tooDeep{i, nestedTooDeep}
+			}
+		case ']', '}':
+			depth = max(0, depth-1)
+		}
+	}
+	return withinBounds
+}
+
+// skipBasicString returns the index of the closing quote of a string
+// whose body starts at i (or len(src)-1 when it never closes), honouring
+// backslash escapes.
+func skipBasicString(src []byte, i int) int {
+	for ; i < len(src); i++ {
+		switch src[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return len(src) - 1
+}
+
+// tomlDepth finds the first place a TOML document opens an array or
+// inline table at level MaxDepth+1, or writes a key or table header of
+// more than MaxDepth parts. It is a lexer's view, not a parser's: it
+// tells keys from values and skips strings and comments, and leaves
+// every other judgement to the decoder.
+func tomlDepth(src []byte) tooDeep {
+	var stack []byte // open '[' and '{' inside values
+	inKey := true    // at a key (or header): dots separate parts
+	parts := 1
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			i-- // let the newline be seen
+		case c == '"' || c == '\'':
+			i = skipTOMLString(src, i)
+		case c == '\n' && len(stack) == 0:
+			inKey, parts = true, 1
+		case inKey && c == '.':
+			if parts++; parts > MaxDepth {
+				return tooDeep{i, "key has too many dotted parts"}
+			}
+		case inKey && c == '=':
+			inKey = false
+		case inKey && len(stack) == 0 && (c == '[' || c == ']'):
+			// a table header's brackets
+		case c == '[' || c == '{':
+			stack = append(stack, c)
+			if len(stack) > MaxDepth {
+				return tooDeep{i, nestedTooDeep}
+			}
+			inKey, parts = c == '{', 1
+		case c == ']' || c == '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			inKey = false
+		case c == ',' && len(stack) > 0 && stack[len(stack)-1] == '{':
+			inKey, parts = true, 1
+		}
+	}
+	return withinBounds
+}
+
+// skipTOMLString returns the index of the last byte of the string that
+// opens at i: basic or literal, single- or multi-line.
+func skipTOMLString(src []byte, i int) int {
+	q := src[i]
+	if bytes.HasPrefix(src[i:], []byte{q, q, q}) {
+		end := bytes.Index(src[i+3:], []byte{q, q, q})
+		for q == '"' && end >= 0 && escaped(src, i+3+end) {
+			next := bytes.Index(src[i+3+end+1:], []byte{q, q, q})
+			if next < 0 {
+				end = -1
+				break
+			}
+			end += 1 + next
+		}
+		if end < 0 {
+			return len(src) - 1
+		}
+		return i + 3 + end + 2
+	}
+	if q == '\'' {
+		for j := i + 1; j < len(src); j++ {
+			if src[j] == '\'' || src[j] == '\n' {
+				return j
+			}
+		}
+		return len(src) - 1
+	}
+	return skipBasicString(src, i+1)
+}
+
+// escaped reports whether the byte at i follows an odd run of
+// backslashes.
+func escaped(src []byte, i int) bool {
+	n := 0
+	for j := i - 1; j >= 0 && src[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
+}

@@ -1,0 +1,136 @@
+package strict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A syntax error inside an array used to send the key walk round forever:
+// the decoder does not consume the bad token.
+func TestJSONSyntaxErrorInArrayEnds(t *testing.T) {
+	for _, src := range []string{
+		`{"owners":["a" "b"]}`,
+		`{"a":[[1 2]]}`,
+		`{"a":{"b" 1}}`,
+		`[1 2]`,
+	} {
+		var v any
+		err := JSON([]byte(src), &v)
+		var pe *PosError
+		require.ErrorAs(t, err, &pe, src)
+		assert.Positive(t, pe.Col, src)
+	}
+	var v struct{ Owners []string }
+	err := JSON([]byte(`{"Owners":["a" "b"]}`), &v)
+	assert.EqualError(t, err, `1:16: invalid character '"' after array element`)
+}
+
+func TestDepthLimit(t *testing.T) {
+	nest := func(open, close string, n int) string {
+		return strings.Repeat(open, n) + strings.Repeat(close, n)
+	}
+	objects := func(open string, n int) string {
+		return strings.Repeat(open, n) + "1" + strings.Repeat("}", n)
+	}
+	type doc struct {
+		name, src string
+		toml      bool
+	}
+	within := []doc{
+		{"json arrays", nest("[", "]", MaxDepth), false},
+		{"json objects", `{"a":` + objects(`{"b":`, MaxDepth-1) + `}`, false},
+		{"json brackets in strings", `{"a":"` + strings.Repeat("[{", 200) + `"}`, false},
+		{"toml arrays", "a = " + nest("[", "]", MaxDepth), true},
+		{"toml inline tables", "a = " + objects("{b = ", MaxDepth), true},
+		{"toml dotted key", strings.Repeat("a.", MaxDepth-1) + "a = 1", true},
+		{"toml header", "[" + strings.Repeat("a.", MaxDepth-1) + "a]\nx = 1", true},
+		{"toml strings and comments", "a = \"" + strings.Repeat("[.", 100) + "\"\n" +
+			"b = '" + strings.Repeat("{.", 100) + "'\n" +
+			"c = \"\"\"\n" + strings.Repeat("[.", 100) + "\\\"\"\"\n" + strings.Repeat("[.", 100) + "\"\"\"\n" +
+			"d = '''\n" + strings.Repeat("{.", 100) + "'''\n" +
+			"# " + strings.Repeat("[.", 100) + "\n", true},
+		{"toml floats after an inline table", "a = [{}, " + strings.Repeat("1.5, ", 100) + "2.5]", true},
+	}
+	for _, d := range within {
+		var err error
+		var v any
+		if d.toml {
+			err = TOML(d.src, &v)
+		} else {
+			err = JSON([]byte(d.src), &v)
+		}
+		assert.NoError(t, err, d.name)
+	}
+
+	over := []struct {
+		doc
+		want string
+	}{
+		{doc{"json arrays", nest("[", "]", MaxDepth+1), false}, "1:65: arrays and objects nest too deeply (limit 64)"},
+		{doc{"json objects", objects(`{"b":`, MaxDepth+1), false}, "1:321: arrays and objects nest too deeply (limit 64)"},
+		{doc{"toml arrays", "a = " + nest("[", "]", MaxDepth+1), true}, "1:69: arrays and objects nest too deeply (limit 64)"},
+		{doc{"toml inline tables", "a = " + objects("{b = ", MaxDepth+1), true}, "1:325: arrays and objects nest too deeply (limit 64)"},
+		{doc{"toml dotted key", "x = 1\n" + strings.Repeat("a.", MaxDepth) + "a = 1", true}, "2:128: key has too many dotted parts (limit 64)"},
+		{doc{"toml header", "[" + strings.Repeat("a.", MaxDepth) + "a]", true}, "1:129: key has too many dotted parts (limit 64)"},
+		{doc{"toml inline key", "a = {" + strings.Repeat("b.", MaxDepth) + "b = 1}", true}, "1:133: key has too many dotted parts (limit 64)"},
+	}
+	for _, d := range over {
+		var err error
+		var v any
+		if d.toml {
+			err = TOML(d.src, &v)
+		} else {
+			err = JSON([]byte(d.src), &v)
+		}
+		assert.EqualError(t, err, d.want, d.name)
+	}
+}
+
+// Two million levels used to overflow the stack of either decoder and
+// kill the process.
+func TestMillionsOfLevelsAreRefused(t *testing.T) {
+	deep := strings.Repeat("[", 2_000_000)
+	var v any
+	var pe *PosError
+	require.ErrorAs(t, JSON([]byte(deep), &v), &pe)
+	assert.Equal(t, [2]int{1, MaxDepth + 1}, [2]int{pe.Line, pe.Col})
+	require.ErrorAs(t, TOML("a = "+deep, &v), &pe)
+	assert.Equal(t, [2]int{1, MaxDepth + 5}, [2]int{pe.Line, pe.Col})
+	require.ErrorAs(t, TOML(strings.Repeat("a.", 1_000_000)+"a = 1", &v), &pe)
+	assert.Equal(t, [2]int{1, 2 * MaxDepth}, [2]int{pe.Line, pe.Col})
+}
+
+func TestSizeLimit(t *testing.T) {
+	big := "a = \"" + strings.Repeat("x", MaxBytes) + "\""
+	var v any
+	err := TOML(big, &v)
+	var pe *PosError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "document is larger than 4194304 bytes", pe.Msg)
+	assert.Equal(t, [2]int{1, MaxBytes + 1}, [2]int{pe.Line, pe.Col})
+	require.NoError(t, TOML(big[:MaxBytes-1]+"\"", &v))
+}
+
+func TestEncoding(t *testing.T) {
+	cases := []struct {
+		name string
+		src  []byte
+		want string
+	}{
+		{"UTF-8 BOM", []byte("\xEF\xBB\xBFa = 1"), "1:1: document starts with a byte-order mark; save it as UTF-8 without one"},
+		{"UTF-16 BE BOM", []byte("\xFE\xFF\x00a"), "1:1: document starts with a byte-order mark; save it as UTF-8 without one"},
+		{"UTF-16 LE BOM", []byte("\xFF\xFEa\x00"), "1:1: document starts with a byte-order mark; save it as UTF-8 without one"},
+		{"Latin-1", []byte("a = 1\nb = \"caf\xE9\""), "2:9: invalid UTF-8 (byte 0xE9); documents must be UTF-8"},
+	}
+	for _, tc := range cases {
+		var v any
+		assert.EqualError(t, TOML(string(tc.src), &v), tc.want, tc.name)
+		assert.EqualError(t, JSON(tc.src, &v), tc.want, tc.name)
+	}
+	var v any
+	require.NoError(t, TOML("a = \"café, 日本\"", &v))
+	require.NoError(t, JSON([]byte(`{"a":"café"}`), &v))
+}
