@@ -63,6 +63,7 @@ type options struct {
 	store       bootstrap.Store
 	hook        bootstrap.Hook
 	includeMax  int
+	limits      funcs.Limits
 	skillHost   SkillHost
 	skillRoots  []bundledRoot
 	watchSkills bool
@@ -92,10 +93,31 @@ func WithBootstrapHook(h bootstrap.Hook) Option { return func(o *options) { o.ho
 // WithIncludeDepth bounds include nesting (default funcs.IncludeDepth).
 func WithIncludeDepth(n int) Option { return func(o *options) { o.includeMax = n } }
 
-// renderSet is one clone of the template set with its own include
-// counter; a render takes one from the pool and uses it alone.
+// WithLimits sets the bounds every render's templates are held to: each
+// section's and the whole prompt's output, the size of any value a
+// function returns, the work of all function calls, the templates
+// executed and loop iterations run, and how deeply template calls nest.
+// A zero field keeps its default (DefaultLimits); the defaults are far
+// above what any real prompt needs. New also refuses a pack whose
+// constant arguments are sure to pass one ({{ repeat 10000000000 "x" }}).
+func WithLimits(l Limits) Option { return func(o *options) { o.limits = l.WithDefaults() } }
+
+// Limits bound what one render's templates may do; see WithLimits.
+type Limits = funcs.Limits
+
+// LimitError is a render stopped by one of its Limits; the *Error that
+// carries it names the section.
+type LimitError = funcs.LimitError
+
+// DefaultLimits returns the bounds renders are held to unless WithLimits
+// says otherwise.
+func DefaultLimits() Limits { return funcs.DefaultLimits() }
+
+// renderSet is one clone of the template set with its own include and
+// step counters; a render takes one from the pool and uses it alone.
 type renderSet struct {
 	t     *template.Template
+	meter *funcs.Meter // bounds every execution; writes into buf
 	buf   bytes.Buffer // one section's output; reused so its capacity carries over
 	key   keyEncoder   // memo-key encoder, reused likewise
 	parts []string     // a layer's section texts, reused likewise
@@ -104,6 +126,7 @@ type renderSet struct {
 // New loads, validates and compiles a pack.
 func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	e := &Engine{memo: newStableMemo(), snap: newSnapshot()}
+	e.opts.limits = funcs.DefaultLimits()
 	for _, o := range opts {
 		o(&e.opts)
 	}
@@ -123,7 +146,7 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	if err := e.opts.config.CheckOverlays(pack.Settings(p.Overlays)); err != nil {
 		return nil, asList(PhaseConfig, err)
 	}
-	master, errs := pack.Compile(p, pack.Fields{All: viewKeys, Volatile: volatileKeys})
+	master, errs := pack.Compile(p, pack.Fields{All: viewKeys, Volatile: volatileKeys}, e.opts.limits)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -178,9 +201,11 @@ func (e *Engine) newRenderSet() *renderSet {
 		// Clone fails only after the master has executed, which never happens.
 		panic(fmt.Sprintf("engine: cloning the compiled pack: %v", err))
 	}
-	inc := funcs.NewIncluder(clone, e.opts.includeMax)
-	clone.Funcs(template.FuncMap{"include": inc.Include})
-	return &renderSet{t: clone}
+	set := &renderSet{t: clone}
+	set.meter = funcs.NewMeter(e.opts.limits, &set.buf)
+	clone.Funcs(set.meter.Funcs(funcs.New()))
+	clone.Funcs(template.FuncMap{"include": set.meter.Include(clone, e.opts.includeMax)})
+	return set
 }
 
 // Outline is how a harness lays out the pack's sections, for tools that

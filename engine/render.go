@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -97,6 +98,7 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 	}
 	set := e.pool.Get().(*renderSet)
 	defer e.pool.Put(set)
+	set.meter.Start(ctx)
 	return e.render(ctx, set, &req)
 }
 
@@ -287,6 +289,9 @@ func (st *renderState) renderLayer(ly *pack.Layer, cached *memoLayer) (Layer, []
 	var stableOutcomes []sectionOutcome
 	next := 0 // index into cached.outcomes
 	for _, sec := range ly.Sections {
+		if err := st.set.meter.Err(); err != nil {
+			return Layer{}, nil, &Error{Phase: PhaseExec, File: sec.File, Section: sec.ID, Err: err}
+		}
 		var o sectionOutcome
 		if sec.Tier == TierStable && cached != nil {
 			o = cached.outcomes[next]
@@ -300,6 +305,7 @@ func (st *renderState) renderLayer(ly *pack.Layer, cached *memoLayer) (Layer, []
 				stableOutcomes = append(stableOutcomes, o)
 			}
 		}
+		st.set.meter.Kept(len(o.out))
 		if o.out == "" {
 			st.omitted = append(st.omitted, Omission{ID: sec.ID, Layer: ly.Name, Reason: o.reason})
 			continue
@@ -413,6 +419,13 @@ func (st *renderState) finish(raw string, tier Tier, o sectionOutcome) sectionOu
 // turning a missing field of a stable view into a TierError.
 func execError(sec *pack.Section, err error) *Error {
 	e := diag.Template(PhaseExec, sec.File, sec.ID, err)
+	if le, ok := errors.AsType[*LimitError](err); ok {
+		e.Err = le // it names the function; not "error calling _sysprompt_step"
+		if e.Line == 0 {
+			e.File = sec.File
+		}
+		return e
+	}
 	if field, ok := diag.MissingField(e); ok {
 		if sec.Tier == TierStable && volatileKeys[field] {
 			e.Phase, e.Err = PhaseTier, &TierError{Field: field}
@@ -427,7 +440,8 @@ func execError(sec *pack.Section, err error) *Error {
 func (st *renderState) exec(sec *pack.Section, dot any) (string, error) {
 	set := st.set
 	set.buf.Reset()
-	if err := set.t.ExecuteTemplate(&set.buf, sec.File, dot); err != nil {
+	set.meter.Section()
+	if err := set.t.ExecuteTemplate(set.meter, sec.File, dot); err != nil {
 		return "", execError(sec, err)
 	}
 	return set.buf.String(), nil
@@ -552,11 +566,12 @@ type markers struct {
 // partial fails on specific values (a path that trips a user's own
 // function), and even then the file's fate is still stated.
 func (m *markers) exec(name string, data any, fallback string) string {
-	var b strings.Builder
-	if err := m.set.t.ExecuteTemplate(&b, name, data); err != nil {
+	m.set.buf.Reset()
+	m.set.meter.Partial()
+	if err := m.set.t.ExecuteTemplate(m.set.meter, name, data); err != nil {
 		return fallback
 	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(m.set.buf.String())
 }
 
 func (m *markers) Missing(display string) string {

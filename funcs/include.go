@@ -3,6 +3,7 @@ package funcs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/template"
 )
@@ -27,9 +28,10 @@ var (
 //	clone.Funcs(template.FuncMap{"include": inc.Include})
 //	err = clone.ExecuteTemplate(w, section, data)
 type Includer struct {
-	set   *template.Template
-	limit int
-	chain []string // names of the includes being executed, outermost first
+	set       *template.Template
+	limit     int
+	maxOutput int      // bytes one include may write; 0 for no bound
+	chain     []string // names of the includes being executed, outermost first
 }
 
 // NewIncluder returns an Includer that executes templates of set, nesting at most
@@ -54,7 +56,11 @@ func (in *Includer) Include(name string, data any) (string, error) {
 	defer func() { in.chain = in.chain[:len(in.chain)-1] }()
 
 	var b strings.Builder
-	if err := in.set.ExecuteTemplate(&b, name, data); err != nil {
+	var w io.Writer = &b
+	if in.maxOutput > 0 {
+		w = &boundedBuilder{b: &b, left: in.maxOutput}
+	}
+	if err := in.set.ExecuteTemplate(w, name, data); err != nil {
 		// Pass a depth error up as it is: wrapping it once per level would repeat the
 		// template error prefix limit times.
 		if de, ok := errors.AsType[*depthError](err); ok {
@@ -63,6 +69,29 @@ func (in *Includer) Include(name string, data any) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+// Include returns the metered include function for set: its output is
+// held to the section output bound while it executes, and its result is
+// weighed like any function's.
+func (m *Meter) Include(set *template.Template, maxDepth int) any {
+	in := NewIncluder(set, maxDepth)
+	in.maxOutput = m.limits.SectionOutput
+	return m.Wrap("include", in.Include)
+}
+
+// boundedBuilder refuses a write that would take b past left bytes.
+type boundedBuilder struct {
+	b    *strings.Builder
+	left int
+}
+
+func (w *boundedBuilder) Write(p []byte) (int, error) {
+	if len(p) > w.left {
+		return 0, &LimitError{Bound: BoundSectionOutput, Limit: w.b.Len() + w.left}
+	}
+	w.left -= len(p)
+	return w.b.Write(p)
 }
 
 // depthError names the include chain that hit the limit.

@@ -39,13 +39,16 @@ type Fields struct {
 
 // Compile parses partials and section bodies into one set, refusing a
 // name defined twice, then runs the static checks: every template a
-// section calls exists, and no stable section reads a volatile field.
+// section calls exists, no stable section reads a volatile field, and no
+// call's constant arguments pass one of limits. Last, every template is
+// instrumented to count its steps for a funcs.Meter, which each render
+// set must bind (Meter.Funcs).
 //
 // Each file is parsed on its own with parse.Parse, exactly as
 // Template.Parse would, but against the shared function map instead of a
 // per-file template with its own copy of it; its trees then go into the
 // master with AddParseTree.
-func Compile(p *Pack, fields Fields) (*template.Template, diag.ErrorList) {
+func Compile(p *Pack, fields Fields, limits funcs.Limits) (*template.Template, diag.ErrorList) {
 	var errs diag.ErrorList
 	fm := funcMap()
 	master := template.New("").Option("missingkey=error").Funcs(fm)
@@ -93,9 +96,11 @@ func Compile(p *Pack, fields Fields) (*template.Template, diag.ErrorList) {
 	}
 	errs = append(errs, checkReferences(master, p)...)
 	errs = append(errs, checkTiers(master, p, fields)...)
+	errs = append(errs, checkConstants(master, p, limits.WithDefaults())...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	instrument(master)
 	return master, nil
 }
 

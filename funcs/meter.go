@@ -1,0 +1,292 @@
+package funcs
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"text/template"
+)
+
+// The names of the functions a compiled pack calls to let a Meter count:
+// at the start of every template and every range iteration (StepFunc),
+// and around every template's body (EnterFunc, LeaveFunc). They are not
+// in the map New returns, so a pack cannot call them itself.
+const (
+	StepFunc  = "_sysprompt_step"
+	EnterFunc = "_sysprompt_enter"
+	LeaveFunc = "_sysprompt_leave"
+)
+
+// ctxEvery is how many steps, or bytes of output, pass between looks at
+// the context.
+const ctxEvery = 256
+
+// Meter holds one render set to its Limits. It is the writer executions
+// write through, the counter the compiled templates call at every step,
+// and the source of a metered copy of the function map whose every call
+// is weighed. Like Includer it is not safe for concurrent use: one per
+// render set, started again for every render.
+type Meter struct {
+	limits Limits
+	out    *bytes.Buffer
+	ctx    context.Context
+
+	// per render
+	steps, depth, work, kept int
+
+	// per execution
+	allowance int
+	bound     Bound
+	written   int
+	unchecked int // bytes written since the context was last looked at
+}
+
+// NewMeter returns a meter writing into out. A zero field of limits takes
+// its default.
+func NewMeter(limits Limits, out *bytes.Buffer) *Meter {
+	return &Meter{limits: limits.WithDefaults(), out: out, ctx: context.Background()}
+}
+
+// Limits returns the bounds the meter enforces.
+func (m *Meter) Limits() Limits { return m.limits }
+
+// Start begins a render: every counter is zero and ctx is honoured from
+// now on, between steps and between writes.
+func (m *Meter) Start(ctx context.Context) {
+	*m = Meter{limits: m.limits, out: m.out, ctx: ctx}
+}
+
+// Section begins the execution of one section: its output may take what
+// is left of both the section and the prompt bound. The caller resets
+// the buffer.
+func (m *Meter) Section() {
+	m.begin()
+	m.allowance, m.bound = m.limits.SectionOutput, BoundSectionOutput
+	if left := m.limits.PromptOutput - m.kept; left < m.allowance {
+		m.allowance, m.bound = max(left, 0), BoundPromptOutput
+	}
+}
+
+// Partial begins the execution of a helper partial (a marker, the skills
+// catalog), which only the section output bound limits.
+func (m *Meter) Partial() {
+	m.begin()
+	m.allowance, m.bound = m.limits.SectionOutput, BoundSectionOutput
+}
+
+func (m *Meter) begin() {
+	m.written, m.depth = 0, 0
+}
+
+// Kept records that n bytes of section output went into the prompt,
+// executed now or taken from a cache, so the prompt bound holds the same
+// either way.
+func (m *Meter) Kept(n int) { m.kept += n }
+
+// Err reports whether the render's context is done.
+func (m *Meter) Err() error { return m.ctx.Err() }
+
+// Write appends p to the output buffer, or refuses it whole when it
+// would pass the execution's output bound or the context is done.
+func (m *Meter) Write(p []byte) (int, error) {
+	if len(p) > m.allowance-m.written {
+		limit := m.limits.SectionOutput
+		if m.bound == BoundPromptOutput {
+			limit = m.limits.PromptOutput
+		}
+		return 0, &LimitError{Bound: m.bound, Limit: limit}
+	}
+	if m.unchecked += len(p); m.unchecked >= ctxEvery<<8 {
+		m.unchecked = 0
+		if err := m.ctx.Err(); err != nil {
+			return 0, err
+		}
+	}
+	m.written += len(p)
+	return m.out.Write(p)
+}
+
+// step counts a template execution or a range iteration.
+func (m *Meter) step() (string, error) {
+	if m.steps++; m.steps > m.limits.Steps {
+		return "", &LimitError{Bound: BoundSteps, Limit: m.limits.Steps}
+	}
+	if m.steps%ctxEvery == 0 {
+		if err := m.ctx.Err(); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// enter counts a template execution and one level of nesting. A template
+// that fails never leaves, but its failure ends the execution, and the
+// next one starts again at depth zero.
+func (m *Meter) enter() (string, error) {
+	if m.depth++; m.depth > m.limits.Depth {
+		return "", &LimitError{Bound: BoundDepth, Limit: m.limits.Depth}
+	}
+	return m.step()
+}
+
+func (m *Meter) leave() string {
+	m.depth--
+	return ""
+}
+
+// charge adds n to the render's work, failing past the work bound.
+func (m *Meter) charge(fn string, n int) {
+	if m.work += n; m.work > m.limits.Work {
+		panic(&LimitError{Bound: BoundWork, Limit: m.limits.Work, Func: fn})
+	}
+}
+
+// want refuses, before it is built, a result of size n over the value
+// bound. Like every failure inside a function it panics: text/template
+// turns a function's panic into an execution error, and the typed
+// wrappers below have no error result to return it through.
+func (m *Meter) want(fn string, n int) {
+	if n < 0 || n > m.limits.Value {
+		panic(&LimitError{Bound: BoundValue, Limit: m.limits.Value, Func: fn, Size: n})
+	}
+}
+
+// weighArgs charges what a call is handed.
+func (m *Meter) weighArgs(fn string, args ...any) {
+	n := 0
+	for _, a := range args {
+		if s, ok := a.(string); ok {
+			n += len(s)
+			continue
+		}
+		n = addSize(n, shallow(reflect.ValueOf(a)))
+	}
+	m.charge(fn, n)
+}
+
+// weighResult checks a result against the value bounds and charges it.
+func (m *Meter) weighResult(fn string, v any) {
+	n, deep := weigh(v, m.limits.Value)
+	if deep {
+		panic(&LimitError{Bound: BoundValueDepth, Limit: maxValueDepth, Func: fn})
+	}
+	if n > m.limits.Value {
+		panic(&LimitError{Bound: BoundValue, Limit: m.limits.Value, Func: fn})
+	}
+	m.charge(fn, n)
+}
+
+// Funcs returns a metered copy of fm: every function's arguments and
+// result are weighed, the functions whose result can outgrow their
+// arguments many times over (repeat, until, replace, printf…) refuse an
+// oversized result before building it, and the step counters are added.
+// text/template's own print, printf, println, html, js and urlquery are
+// replaced by metered equivalents.
+func (m *Meter) Funcs(fm template.FuncMap) template.FuncMap {
+	out := make(template.FuncMap, len(fm)+len(textBuiltins)+3)
+	for name, fn := range textBuiltins {
+		out[name] = m.Wrap(name, fn)
+	}
+	for name, fn := range fm {
+		if b, ok := bounded[name]; ok {
+			out[name] = b(m, fn)
+			continue
+		}
+		out[name] = m.Wrap(name, fn)
+	}
+	out["printf"] = m.printf
+	out[StepFunc], out[EnterFunc], out[LeaveFunc] = m.step, m.enter, m.leave
+	return out
+}
+
+// textBuiltins are text/template's builtins that can build large strings;
+// a function map may override a builtin, and these equivalents do
+// exactly what the builtins do (fmt.Sprint and the escapers the template
+// package exports).
+var textBuiltins = map[string]any{
+	"print":    fmtSprint,
+	"println":  fmtSprintln,
+	"html":     template.HTMLEscaper,
+	"js":       template.JSEscaper,
+	"urlquery": template.URLQueryEscaper,
+}
+
+// Wrap returns fn metered: its arguments are charged, and its result is
+// checked against the value bounds and charged. The common shapes keep
+// their type and skip reflection; the rest go through reflect.MakeFunc.
+func (m *Meter) Wrap(name string, fn any) any {
+	switch f := fn.(type) {
+	case func(string) string:
+		return func(s string) string {
+			m.charge(name, len(s))
+			r := f(s)
+			m.want(name, len(r))
+			m.charge(name, len(r))
+			return r
+		}
+	case func(string, string) string:
+		return func(a, b string) string {
+			m.charge(name, len(a)+len(b))
+			r := f(a, b)
+			m.want(name, len(r))
+			m.charge(name, len(r))
+			return r
+		}
+	case func(string, string) bool:
+		return func(a, b string) bool {
+			m.charge(name, len(a)+len(b))
+			return f(a, b)
+		}
+	case func(int, string) string:
+		return func(n int, s string) string {
+			m.charge(name, len(s))
+			r := f(n, s)
+			m.want(name, len(r))
+			m.charge(name, len(r))
+			return r
+		}
+	case func(string, any) (string, error):
+		return func(s string, v any) (string, error) {
+			m.weighArgs(name, s, v)
+			r, err := f(s, v)
+			if err == nil {
+				m.want(name, len(r))
+				m.charge(name, len(r))
+			}
+			return r, err
+		}
+	case func(...any) string:
+		return func(args ...any) string {
+			m.weighArgs(name, args...)
+			r := f(args...)
+			m.want(name, len(r))
+			m.charge(name, len(r))
+			return r
+		}
+	}
+	return m.wrapReflect(name, reflect.ValueOf(fn))
+}
+
+func (m *Meter) wrapReflect(name string, fn reflect.Value) any {
+	t := fn.Type()
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		n := 0
+		for _, a := range args {
+			n = addSize(n, shallow(a))
+		}
+		m.charge(name, n)
+		var out []reflect.Value
+		if t.IsVariadic() {
+			out = fn.CallSlice(args)
+		} else {
+			out = fn.Call(args)
+		}
+		if len(out) == 2 && !out[1].IsNil() {
+			return out
+		}
+		if len(out) > 0 && out[0].IsValid() && out[0].CanInterface() {
+			m.weighResult(name, out[0].Interface())
+		}
+		return out
+	}).Interface()
+}
