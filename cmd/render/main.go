@@ -32,10 +32,10 @@
 //	-o FILE           write to FILE instead of stdout; nothing is written on failure
 //	-tokenizer T      report and explain: estimate (ceil(chars/4), default), o200k or cl100k
 //
-// Exit status: 0 ok, 1 render or validation failure, 2 usage error. Errors
-// print one line first, "render: file:line:col: message"; a pack with
-// several problems prints one line for each. Errors in a file of a -pack
-// directory name it as DIR/sections/….
+// Exit status: 0 ok, 1 render or validation failure (or an internal error),
+// 2 usage error. Errors print one line first, "render: file:line:col:
+// message"; a pack with several problems prints one line for each. Errors
+// in a file of a -pack directory name it as DIR/sections/….
 //
 // With no -workspace the render still works: workspace files are simply
 // not injected.

@@ -40,7 +40,15 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	// A bug is a failure like any other: one line and exit 1, not a Go
+	// stack trace and the exit status 2 that usage errors have.
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(stderr, "render: internal error: %v\n", v)
+			code = exitFail
+		}
+	}()
 	cmd := "render"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]

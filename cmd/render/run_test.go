@@ -372,3 +372,18 @@ func dirNames(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// panicWriter stands in for a bug anywhere below run.
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("write refused") }
+
+// TestPanicIsInternalError: a crash is a failure (exit 1, one line), not a
+// usage error (2, the status Go gives an unrecovered panic).
+func TestPanicIsInternalError(t *testing.T) {
+	var stderr bytes.Buffer
+	var code int
+	require.NotPanics(t, func() { code = run([]string{"help"}, strings.NewReader(""), panicWriter{}, &stderr) })
+	assert.Equal(t, exitFail, code)
+	assert.Equal(t, "render: internal error: write refused\n", stderr.String())
+}
