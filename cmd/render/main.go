@@ -29,7 +29,8 @@
 //	-hook CMD         agent:bootstrap hook: event JSON on stdin, file list on stdout
 //	-format F         text (default), json, or anthropic
 //	-boundary=false   leave the cache boundary marker out of text output
-//	-o FILE           write to FILE instead of stdout; nothing is written on failure
+//	-o FILE           write to FILE instead of stdout; nothing is written on failure,
+//	                  and a FILE without write permission is refused
 //	-tokenizer T      report and explain: estimate (ceil(chars/4), default), o200k or cl100k
 //
 // Exit status: 0 ok, 1 render or validation failure (or an internal error),
