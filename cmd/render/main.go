@@ -14,7 +14,8 @@
 //	render watch [flags]              render, then re-render after every change to the pack,
 //	                                  workspace, request or config: a unified diff against the
 //	                                  previous prompt and a status line; errors keep watching;
-//	                                  Ctrl-C exits 0
+//	                                  Ctrl-C or SIGTERM exits 0 at once, even
+//	                                  in the middle of a render
 //
 // Flags of a render:
 //

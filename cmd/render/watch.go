@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -48,16 +49,19 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("watching %s: %w", p, err)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// The first Ctrl-C (or a SIGTERM) ends watch: it cancels the render
+	// under way, and watchLoop returns without waiting for it to notice.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	changes := make(chan string)
 	go forwardChanges(ctx, w, targets, changes, stderr)
 	c.preview, c.watchSkills = true, true
 	var r watchRenderer
-	defer r.close()
 	renderOnce := func() (*engine.Result, error) { return r.render(ctx, &c, stdin) }
-	watchLoop(ctx, changes, renderOnce, stdout, stderr)
+	if !watchLoop(ctx, changes, renderOnce, stdout, stderr) {
+		r.close() // else a render still uses it; the process is about to exit
+	}
 	return nil
 }
 
@@ -189,10 +193,35 @@ func (t watchTargets) relevant(name string) bool {
 // watchLoop renders at start and after each burst of changes until ctx
 // ends or changes closes. A failed render prints its error and the loop
 // goes on with the last good prompt as the base of the next diff.
-func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*engine.Result, error), stdout, stderr io.Writer) {
+//
+// renderOnce runs in a goroutine of its own, one call at a time, so that
+// the loop returns as soon as ctx ends even if a render ignores it (a
+// read stuck on a named pipe, say). It returns whether a render is still
+// running, in which case what renderOnce uses must not be closed. A panic
+// in renderOnce is raised again in the caller's goroutine, where run
+// recovers it.
+func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*engine.Result, error), stdout, stderr io.Writer) (running bool) {
+	type outcome struct {
+		res      *engine.Result
+		err      error
+		panicked any
+	}
+	// Buffered, so that a render finishing after the loop has returned
+	// does not block forever.
+	done := make(chan outcome, 1)
+	start := func() {
+		running = true
+		go func() {
+			var o outcome
+			defer func() {
+				o.panicked = recover()
+				done <- o
+			}()
+			o.res, o.err = renderOnce()
+		}()
+	}
 	var last *engine.Result
-	step := func() {
-		res, err := renderOnce()
+	show := func(res *engine.Result, err error) {
 		if err != nil {
 			fmt.Fprintf(stderr, "render: %v\n", err)
 			fmt.Fprintln(stdout, "render failed; still watching")
@@ -210,20 +239,39 @@ func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*e
 		}
 		last = res
 	}
-	step()
+
+	start()
 	var timer <-chan time.Time
+	again := false // changes came in during the running render
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return running
 		case _, ok := <-changes:
 			if !ok {
-				return
+				return running
 			}
 			timer = time.After(debounce)
 		case <-timer:
 			timer = nil
-			step()
+			if running {
+				again = true
+			} else {
+				start()
+			}
+		case o := <-done:
+			running = false
+			if o.panicked != nil {
+				panic(o.panicked)
+			}
+			if ctx.Err() != nil {
+				return false // cancelled, not failed: nothing to print
+			}
+			show(o.res, o.err)
+			if again {
+				again = false
+				start()
+			}
 		}
 	}
 }

@@ -112,6 +112,95 @@ func TestWatchLoop(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "only the failure went to stderr")
 }
 
+// TestWatchLoopLeavesAStuckRender: cancelling ends the loop at once even
+// while a render ignores the cancellation.
+func TestWatchLoopLeavesAStuckRender(t *testing.T) {
+	release, started := make(chan struct{}), make(chan struct{})
+	defer close(release) // lets the abandoned render end
+	renderOnce := func() (*engine.Result, error) {
+		close(started)
+		<-release
+		return nil, errors.New("released")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan bool, 1)
+	go func() { done <- watchLoop(ctx, make(chan string), renderOnce, &stdout, &stderr) }()
+	<-started
+	cancel()
+	select {
+	case running := <-done:
+		assert.True(t, running, "the stuck render is reported as still running")
+	case <-time.After(5 * time.Second):
+		t.Fatal("watch waited for a render that ignores cancellation")
+	}
+	assert.Empty(t, stdout.String())
+	assert.Empty(t, stderr.String())
+}
+
+// TestWatchLoopRendersOneAtATime: changes during a render lead to one more
+// render once it is done, never to a second one alongside it.
+func TestWatchLoopRendersOneAtATime(t *testing.T) {
+	e, err := engine.New(sysprompt.Pack)
+	require.NoError(t, err)
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	unblock := func() { releaseOnce.Do(func() { close(release) }) }
+	defer unblock()
+	var mu sync.Mutex
+	renders, inFlight, maxInFlight := 0, 0, 0
+	renderOnce := func() (*engine.Result, error) {
+		mu.Lock()
+		renders++
+		first := renders == 1
+		inFlight++
+		maxInFlight = max(maxInFlight, inFlight)
+		mu.Unlock()
+		if first {
+			<-release
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+		return e.Render(context.Background(), engine.Request{Timezone: "Europe/Lisbon"})
+	}
+	count := func() int { mu.Lock(); defer mu.Unlock(); return renders }
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := make(chan string)
+	var stdout, stderr syncBuffer
+	go watchLoop(ctx, changes, renderOnce, &stdout, &stderr)
+	send := func() {
+		t.Helper()
+		select {
+		case changes <- "request.toml":
+		case <-time.After(5 * time.Second):
+			t.Fatal("the loop takes no changes while a render runs")
+		}
+	}
+	require.Eventually(t, func() bool { return count() == 1 }, 5*time.Second, time.Millisecond)
+	send()
+	time.Sleep(3 * debounce) // the change's render is due while the first still runs
+	send()
+	assert.Equal(t, 1, count(), "no render alongside the running one")
+	unblock()
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "-- prompt unchanged") }, 5*time.Second, time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 1, maxInFlight)
+}
+
+// TestWatchLoopRaisesARenderPanic: a panic in the render's goroutine reaches
+// the loop's caller (run recovers it) instead of crashing the process.
+func TestWatchLoopRaisesARenderPanic(t *testing.T) {
+	renderOnce := func() (*engine.Result, error) { panic("boom") }
+	var stdout, stderr syncBuffer
+	assert.PanicsWithValue(t, "boom", func() {
+		watchLoop(context.Background(), make(chan string), renderOnce, &stdout, &stderr)
+	})
+}
+
 func TestWatchTargets(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"ws/AGENTS.md": "x", "ws/skills/a/SKILL.md": "---\nname: a\n---\n", "req/r.toml": "", "req/prompt.md": ""})
 	targets := newWatchTargets(common{workspace: dir + "/ws", request: dir + "/req/r.toml"})

@@ -1,0 +1,69 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWatchSignalEndsAStuckRender runs the real command, its first render
+// stuck reading a request that is a named pipe nobody writes to (a read
+// no context can cancel), and checks that one SIGINT or SIGTERM ends it
+// with status 0.
+func TestWatchSignalEndsAStuckRender(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			fifo := filepath.Join(t.TempDir(), "request.toml")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			// "render" is this test binary, put on $PATH by TestMain.
+			cmd := exec.Command("render", "watch", "-request", fifo)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Start())
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			defer func() {
+				select {
+				case <-exited:
+				default:
+					cmd.Process.Kill()
+					<-exited
+				}
+			}()
+
+			// Opening the write end without blocking succeeds once watch
+			// has the pipe open for its render (after it set up its signal
+			// handling). Kept open and never written, the read then waits.
+			var w *os.File
+			require.Eventually(t, func() bool {
+				f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				w = f
+				return err == nil
+			}, 30*time.Second, 10*time.Millisecond, "watch never opened the request")
+			defer w.Close()
+
+			require.NoError(t, cmd.Process.Signal(sig))
+			select {
+			case err := <-exited:
+				exited <- err // for the deferred check
+				require.NoError(t, err, "stderr: %s", stderr.String())
+			case <-time.After(5 * time.Second):
+				t.Fatalf("watch still running 5 s after %v; stderr: %s", sig, stderr.String())
+			}
+			assert.Empty(t, stdout.String())
+			assert.Empty(t, stderr.String())
+		})
+	}
+}
