@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -53,8 +55,11 @@ const (
 // "path" may be left out to mean the name. Unknown fields, trailing data, a
 // missing "files" key, more than 1 MiB of output, a non-zero exit (the error
 // quotes the first line of stderr) and running longer than timeout
-// (DefaultHookTimeout when timeout <= 0; the command's process group is
-// killed) are errors.
+// (DefaultHookTimeout when timeout <= 0) are errors.
+//
+// On Unix the command runs in a process group of its own, which is killed
+// at the timeout and also as soon as the command exits: a process it left
+// running in the background does not outlive it.
 func CommandHook(command string, timeout time.Duration) Hook {
 	if timeout <= 0 {
 		timeout = DefaultHookTimeout
@@ -68,15 +73,11 @@ func CommandHook(command string, timeout time.Duration) Hook {
 		defer cancel()
 
 		cmd := exec.CommandContext(ctx, "sh", "-c", command)
-		cmd.Stdin = bytes.NewReader(input)
+		// Should cancelling not end the shell, Wait kills it after this.
+		cmd.WaitDelay = time.Second
 		stdout := &limitedBuffer{limit: maxHookStdout}
 		stderr := &limitedBuffer{limit: maxHookStderr}
-		cmd.Stdout, cmd.Stderr = stdout, stderr
-		killGroup(cmd)
-		// Children that keep the pipes open must not hold Wait forever.
-		cmd.WaitDelay = time.Second
-
-		if err := cmd.Run(); err != nil {
+		if err := runGroup(cmd, input, stdout, stderr); err != nil {
 			if ctxErr := ctx.Err(); errors.Is(ctxErr, context.DeadlineExceeded) {
 				return nil, fmt.Errorf("bootstrap hook %q: timed out after %s: %w", command, timeout, ctxErr)
 			} else if ctxErr != nil {
@@ -95,6 +96,78 @@ func CommandHook(command string, timeout time.Duration) Hook {
 			return nil, fmt.Errorf("bootstrap hook %q: %w", command, err)
 		}
 		return files, nil
+	}
+}
+
+// pipeGrace bounds how long runGroup goes on reading after the hook and
+// its process group are gone, for a process that left the group and still
+// holds a pipe.
+const pipeGrace = time.Second
+
+// runGroup runs cmd with input on its stdin and copies its stdout and
+// stderr to the writers. Once cmd has exited, or been cancelled, what is
+// left of its process group is killed: a background child that inherited
+// stdout would otherwise keep the read, and itself, going long after the
+// hook is done.
+//
+// It makes the pipes itself: with exec's, Wait returns only once the
+// reads are done, which leaves no moment to kill the group between the
+// shell's exit and the end of the reads.
+func runGroup(cmd *exec.Cmd, input []byte, stdout, stderr io.Writer) error {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	inGroup(cmd)
+	err = cmd.Start()
+	// The hook has its own copies of these now; with the parent's closed,
+	// the reads below end when the last process holding them does.
+	closeAll(inR, outW, errW)
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		inW.Write(input) // a hook need not read the event: EPIPE is fine
+		inW.Close()
+	})
+	wg.Go(func() { io.Copy(stdout, outR) })
+	wg.Go(func() { io.Copy(stderr, errR) })
+
+	err = cmd.Wait()
+	killGroup(cmd)
+	read := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(read)
+	}()
+	select {
+	case <-read:
+	case <-time.After(pipeGrace):
+		// Something outside the group holds a pipe: stop reading, as
+		// Wait's WaitDelay does for exec's own pipes.
+		closeAll(inW, outR, errR)
+		<-read
+	}
+	closeAll(outR, errR)
+	return err
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
 	}
 }
 

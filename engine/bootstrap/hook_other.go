@@ -4,5 +4,8 @@ package bootstrap
 
 import "os/exec"
 
-// killGroup leaves cancellation to exec's default (kill the shell only).
-func killGroup(*exec.Cmd) {}
+// inGroup leaves cancellation to exec's default: kill the shell only.
+func inGroup(*exec.Cmd) {}
+
+// killGroup has no group to kill.
+func killGroup(*exec.Cmd) error { return nil }

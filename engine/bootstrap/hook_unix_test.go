@@ -1,0 +1,120 @@
+//go:build unix
+
+package bootstrap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCommandHookEndsItsProcessGroup: whatever a hook leaves running in the
+// background, holding its stdout, is killed once the hook exits or times
+// out, and the call returns promptly with the hook's own outcome.
+func TestCommandHookEndsItsProcessGroup(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	tests := []struct {
+		name    string
+		script  string // $PIDFILE: where the child's pid goes
+		timeout time.Duration
+		want    []Entry
+		wantErr error
+	}{
+		{
+			name:   "child left behind after exit",
+			script: `sleep 100 & echo $! > "$PIDFILE"; echo '{"files": [{"name": "SOUL.md"}]}'`,
+			want:   []Entry{{Name: "SOUL.md"}},
+		},
+		{
+			name:    "hook and child past the timeout",
+			script:  `sleep 100 & echo $! > "$PIDFILE"; sleep 100`,
+			timeout: time.Second, // time enough to write the pid, however busy the machine
+			wantErr: context.DeadlineExceeded,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			command := "PIDFILE=" + pidFile + "; " + tt.script
+
+			start := time.Now()
+			got, err := CommandHook(command, tt.timeout)(context.Background(), Event{})
+			elapsed := time.Since(start)
+			pid := readPID(t, pidFile)
+
+			assert.Less(t, elapsed, 5*time.Second, "the call waited for the background child")
+			assert.Eventually(t, func() bool { return gone(pid) }, 5*time.Second, 10*time.Millisecond,
+				"the background child %d is still running", pid)
+			if tt.wantErr != nil {
+				assert.ErrorIs(t, err, tt.wantErr)
+			} else {
+				assert.NoError(t, err)
+				assert.Equal(t, tt.want, got)
+			}
+		})
+	}
+}
+
+// TestCommandHookChildOutsideTheGroup: a child that left the group cannot
+// be killed, but holding stdout it only delays the call by pipeGrace.
+func TestCommandHookChildOutsideTheGroup(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	command := "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 100' & " +
+		"while [ ! -s " + pidFile + " ]; do sleep 0.01; done; echo '{\"files\": []}'"
+
+	start := time.Now()
+	got, err := CommandHook(command, 0)(context.Background(), Event{})
+	elapsed := time.Since(start)
+	pid := readPID(t, pidFile)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+
+	require.NoError(t, err)
+	assert.Equal(t, []Entry{}, got)
+	assert.Less(t, elapsed, pipeGrace+4*time.Second)
+}
+
+// readPID reads the pid a hook wrote, and kills that process when the
+// test ends, so a failing run leaves nothing behind.
+func readPID(t *testing.T, name string) int {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	require.NoError(t, err, "the hook wrote no pid")
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	return pid
+}
+
+// gone reports whether process pid has ended: it no longer exists, or it
+// is a zombie that nothing has reaped yet (as an init that does not reap
+// orphans, in some containers, leaves them).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// "pid (comm) state ...": comm may hold spaces and parentheses.
+	_, rest, ok := bytes.Cut(stat[bytes.LastIndexByte(stat, ')')+1:], []byte(" "))
+	return ok && len(rest) > 0 && rest[0] == 'Z'
+}
