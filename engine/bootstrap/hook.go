@@ -31,9 +31,9 @@ type Event struct {
 }
 
 // Hook may add, remove, reorder or redirect bootstrap files by returning a
-// new list. Paths must stay inside the workspace; one that does not fails
-// the Load, because the hook is the user's own code and a silent skip would
-// hide their bug.
+// new list. Names and paths must stay inside the workspace; one that does
+// not fails the Load, because the hook is the user's own code and a silent
+// skip would hide their bug.
 type Hook func(ctx context.Context, ev Event) ([]Entry, error)
 
 // DefaultHookTimeout bounds a CommandHook given no timeout.

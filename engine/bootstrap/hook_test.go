@@ -81,3 +81,27 @@ func TestCommandHookCanceled(t *testing.T) {
 	_, err := CommandHook("true", time.Second)(ctx, Event{})
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// TestCommandHookNamesStayInside: what a hook command prints is checked
+// like any hook's list: a name, with or without a path, that is absolute
+// or climbs out of the workspace fails the load.
+func TestCommandHookNamesStayInside(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	_, ws := memWorkspace(t, allFiles())
+	tests := []struct{ entry, wantErr string }{
+		{`{"name": "../x"}`, `file 1: bad name: path "../x" refused: path escapes the workspace`},
+		{`{"name": "/etc/passwd"}`, `file 1: bad name: path "/etc/passwd" refused: absolute path`},
+		{`{"name": "../x", "path": "SOUL.md"}`, `file 1: bad name: path "../x" refused: path escapes the workspace`},
+		{`{"name": "SOUL.md", "path": "/etc/passwd"}`, `file "SOUL.md": path "/etc/passwd" refused: absolute path`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.entry, func(t *testing.T) {
+			hook := CommandHook(`echo '{"files": [{"name": "AGENTS.md"}, `+tt.entry+`]}'`, 0)
+			_, err := Load(context.Background(), ws, testOptions(func(o *Options) { o.Hook = hook }))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "agent:bootstrap hook: "+tt.wantErr)
+		})
+	}
+}

@@ -592,6 +592,32 @@ func TestLoadReplaceAndHook(t *testing.T) {
 			wantErr: `path "/etc/passwd" refused: absolute path`,
 		},
 		{
+			name:    "hook name climbing out, with a good path",
+			opts:    testOptions(),
+			hook:    func(Event) ([]Entry, error) { return []Entry{{Name: "../x", Path: "SOUL.md"}}, nil },
+			wantErr: `file 0: bad name: path "../x" refused: path escapes the workspace`,
+		},
+		{
+			name: "hook name absolute, with a good path",
+			opts: testOptions(),
+			hook: func(Event) ([]Entry, error) {
+				return []Entry{{Name: "AGENTS.md"}, {Name: "/etc/passwd", Path: "SOUL.md"}}, nil
+			},
+			wantErr: `file 1: bad name: path "/etc/passwd" refused: absolute path`,
+		},
+		{
+			name:    "hook name climbing out with backslashes",
+			opts:    testOptions(),
+			hook:    func(Event) ([]Entry, error) { return []Entry{{Name: `..\x`, Path: "SOUL.md"}}, nil },
+			wantErr: `path "..\\x" refused: path escapes the workspace`,
+		},
+		{
+			name:    "hook name with a NUL",
+			opts:    testOptions(),
+			hook:    func(Event) ([]Entry, error) { return []Entry{{Name: "SOUL.md\x00x", Path: "SOUL.md"}}, nil },
+			wantErr: `path "SOUL.md\x00x" refused: path contains a NUL byte`,
+		},
+		{
 			name:    "hook entry without a name",
 			opts:    testOptions(),
 			hook:    func(Event) ([]Entry, error) { return []Entry{{Path: "SOUL.md"}}, nil },

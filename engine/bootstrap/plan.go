@@ -151,6 +151,11 @@ func (p *plan) runHook(ctx context.Context, ws Reader, list []candidate) ([]cand
 		if strings.TrimSpace(e.Name) == "" {
 			return nil, fmt.Errorf("bootstrap: agent:bootstrap hook: file %d has no name", i)
 		}
+		// The name is what the prompt and the report show, so it obeys the
+		// rules a name in the [bootstrap] lists does, even with a path.
+		if _, err := vfs.Clean(e.Name); err != nil {
+			return nil, fmt.Errorf("bootstrap: agent:bootstrap hook: file %d: bad name: %w", i, err)
+		}
 		if e.Path == "" {
 			e.Path = e.Name
 		}
