@@ -255,3 +255,23 @@ func TestSwapRaceNeverLeaks(t *testing.T) {
 	assert.Positive(t, ok, "no read succeeded: the test exercised nothing")
 	assert.Greater(t, swaps.Load(), int64(10), "the swapper barely ran")
 }
+
+// ReadFile refuses a named pipe from its open handle, without blocking.
+func TestReadFileOfFSFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "state.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadFile(afero.NewOsFs(), fifo, 100)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, ErrNotRegular)
+		assert.ErrorContains(t, err, "named pipe")
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a named pipe blocked")
+	}
+}

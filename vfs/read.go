@@ -1,0 +1,46 @@
+package vfs
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+
+	"github.com/spf13/afero"
+)
+
+// ReadFile returns the whole regular file name on fsys, or an error
+// wrapping ErrTooLarge when it holds more than maxBytes bytes (it never
+// reads more than maxBytes+1; a negative limit counts as 0). It is for a
+// file the caller owns, such as a state file: a workspace's files go
+// through [Workspace.ReadFile].
+//
+// A directory fails with ErrIsDir, and a named pipe, socket or device
+// with a *NotRegularError, judged from the open handle so that a pipe
+// never blocks the read. A missing file is an fs.ErrNotExist error.
+func ReadFile(fsys afero.Fs, name string, maxBytes int64) ([]byte, error) {
+	f, err := fsys.OpenFile(name, openFlags(false), 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: cause(err)}
+	}
+	switch {
+	case info.IsDir():
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrIsDir}
+	case !info.Mode().IsRegular():
+		return nil, &NotRegularError{Path: name, Kind: kindName(info.Mode())}
+	}
+	maxBytes = max(maxBytes, 0)
+	data, err := io.ReadAll(io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: cause(err)}
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("more than %d bytes: %w", maxBytes, ErrTooLarge)}
+	}
+	return data, nil
+}
