@@ -128,8 +128,8 @@ func TestLongLivedEngineMatchesFreshAcrossEdits(t *testing.T) {
 // forgetfulStore has seen no truncation and remembers none.
 type forgetfulStore struct{}
 
-func (forgetfulStore) Seen(context.Context, string) (bool, error) { return false, nil }
-func (forgetfulStore) Remember(context.Context, string) error     { return nil }
+func (forgetfulStore) Claim(context.Context, string) (bool, error) { return true, nil }
+func (forgetfulStore) Remember(context.Context, string) error      { return nil }
 
 // exampleDirectRequest is examples/requests/direct.toml, pointed at workspace.
 func exampleDirectRequest(t testing.TB, workspace string) engine.Request {

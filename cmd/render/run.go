@@ -127,12 +127,14 @@ type common struct {
 	pack, workspace, request, config, agent string
 	mode, harness, state, hook              string
 
-	preview      bool   // a preview command: never record warnings as shown
-	watchSkills  bool   // watch: the engine watches skills folders for changes
-	workspaceAbs string // set by engine(): the absolute -workspace path
+	preview      bool      // a preview command: never record warnings as shown
+	watchSkills  bool      // watch: the engine watches skills folders for changes
+	workspaceAbs string    // set by engine(): the absolute -workspace path
+	stderr       io.Writer // set by register(): where warnings go
 }
 
 func (c *common) register(fs *flag.FlagSet) {
+	c.stderr = fs.Output() // newFlagSet points it at the command's stderr
 	fs.StringVar(&c.pack, "pack", "", "user pack `DIR` overlaying the built-in pack")
 	fs.StringVar(&c.workspace, "workspace", "", "agent workspace `DIR` (read-only)")
 	fs.StringVar(&c.request, "request", "", "request `FILE`, TOML or JSON (- for stdin)")
@@ -260,9 +262,13 @@ func (c *common) engine() (*engine.Engine, error) {
 		opts = append(opts, engine.WithSkillsWatch())
 	}
 	if c.state != "" {
-		var store bootstrap.Store = bootstrap.NewFileStore(afero.NewOsFs(), c.state)
+		// A state file that cannot be used costs at most a repeated notice.
+		fileStore := bootstrap.NewFileStore(afero.NewOsFs(), c.state, func(err error) {
+			fmt.Fprintf(c.stderr, "render: warning: %s\n", err)
+		})
+		var store bootstrap.Store = fileStore
 		if c.preview {
-			store = readOnlyStore{store}
+			store = readOnlyStore{fileStore}
 		}
 		opts = append(opts, engine.WithWarningStore(store))
 	}
@@ -277,8 +283,13 @@ func (c *common) engine() (*engine.Engine, error) {
 }
 
 // readOnlyStore lets preview commands (report, explain, diff, watch) see
-// which truncation warnings were shown without using any up.
-type readOnlyStore struct{ bootstrap.Store }
+// which truncation warnings were shown without claiming or using any up.
+type readOnlyStore struct{ *bootstrap.FileStore }
+
+func (s readOnlyStore) Claim(ctx context.Context, signature string) (bool, error) {
+	seen, err := s.Seen(ctx, signature)
+	return !seen, err
+}
 
 func (readOnlyStore) Remember(context.Context, string) error { return nil }
 

@@ -1,19 +1,12 @@
 package bootstrap
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/spf13/afero"
-
-	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // WarningMode says when the truncation notice is shown
@@ -39,18 +32,31 @@ func ParseWarningMode(s string) (WarningMode, error) {
 	return WarningMode(s), nil
 }
 
-// Store remembers which truncation signatures have been shown. It must be
-// safe for concurrent use.
+// Store remembers which truncation signatures have had their notice
+// shown. It must be safe for concurrent use.
+//
+// An error from either method fails the render, so a store that can carry
+// on without its backing state, as FileStore does, answers as best it can
+// and reports the problem some other way.
 type Store interface {
-	Seen(ctx context.Context, signature string) (bool, error)
+	// Claim reports whether the notice for signature should show: the
+	// signature has not been remembered, and no other store sharing this
+	// one's state holds a claim on it. Of overlapping Claims on different
+	// stores that share state, at most one wins; a store is one party, so
+	// its own Claims need not exclude each other. A claim that is never
+	// remembered (the render failed, or had no notice section) must lapse,
+	// so that the notice can still show.
+	Claim(ctx context.Context, signature string) (bool, error)
+	// Remember records that the notice for signature reached a prompt.
 	Remember(ctx context.Context, signature string) error
 }
 
 // ShouldWarn reports whether the truncation notice should show for
-// signature under mode, without recording anything: off never shows;
-// always shows whenever something was cut; once shows only a signature the
-// store has not seen. Record it with Record once the notice has actually
-// reached a prompt, so a failed or preview render does not use it up.
+// signature under mode: off never shows; always shows whenever something
+// was cut; once shows only a signature the store lets this render claim,
+// so that renders sharing a store's state do not all show it. Record it
+// with Record once the notice has actually reached a prompt; a claim that
+// a failed render, or one without the notice, leaves unrecorded lapses.
 func ShouldWarn(ctx context.Context, mode WarningMode, signature string, store Store) (bool, error) {
 	switch mode {
 	case WarningOff:
@@ -69,11 +75,7 @@ func ShouldWarn(ctx context.Context, mode WarningMode, signature string, store S
 	if store == nil {
 		return false, errors.New("bootstrap: truncation warning mode once needs a state store")
 	}
-	seen, err := store.Seen(ctx, signature)
-	if err != nil {
-		return false, err
-	}
-	return !seen, nil
+	return store.Claim(ctx, signature)
 }
 
 // Record remembers that the notice for signature was shown. It records
@@ -116,93 +118,18 @@ func (s *MemoryStore) Seen(_ context.Context, signature string) (bool, error) {
 	return slices.Contains(s.seen, signature), nil
 }
 
+// Claim reports whether signature was not remembered. A MemoryStore has
+// one party, so a claim holds nothing back: a render that failed after it
+// leaves the notice free for the next.
+func (s *MemoryStore) Claim(ctx context.Context, signature string) (bool, error) {
+	seen, err := s.Seen(ctx, signature)
+	return !seen, err
+}
+
 // Remember records signature.
 func (s *MemoryStore) Remember(_ context.Context, signature string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seen = remember(s.seen, signature)
-	return nil
-}
-
-// FileStore is a Store persisted as a JSON file (the CLI's -state FILE):
-//
-//	{"seen": ["<signature>", …]}
-//
-// oldest first, at most 32 entries. Every Remember rewrites the file
-// atomically (temporary file, then rename). A missing file is an empty store;
-// a file that does not parse is an error naming it, never silently reset.
-// Concurrent use within one process is safe; two processes sharing a file
-// may lose each other's updates, which costs at most a repeated notice.
-type FileStore struct {
-	fsys afero.Fs
-	path string
-	mu   sync.Mutex
-}
-
-// NewFileStore returns a Store kept in the file at path on fsys.
-func NewFileStore(fsys afero.Fs, path string) *FileStore {
-	return &FileStore{fsys: fsys, path: path}
-}
-
-type stateFile struct {
-	Seen []string `json:"seen"`
-}
-
-// Seen reports whether signature is in the state file.
-func (s *FileStore) Seen(_ context.Context, signature string) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	seen, err := s.load()
-	if err != nil {
-		return false, err
-	}
-	return slices.Contains(seen, signature), nil
-}
-
-// Remember adds signature to the state file.
-func (s *FileStore) Remember(_ context.Context, signature string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	seen, err := s.load()
-	if err != nil {
-		return err
-	}
-	return s.save(remember(seen, signature))
-}
-
-func (s *FileStore) load() ([]string, error) {
-	data, err := afero.ReadFile(s.fsys, s.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bootstrap: read state file %s: %w", s.path, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var st stateFile
-	if err := dec.Decode(&st); err != nil {
-		return nil, fmt.Errorf("bootstrap: state file %s is corrupt: %w", s.path, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("bootstrap: state file %s is corrupt: data after the JSON object", s.path)
-	}
-	return st.Seen, nil
-}
-
-func (s *FileStore) save(seen []string) error {
-	data, err := json.MarshalIndent(stateFile{Seen: seen}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("bootstrap: encode state file %s: %w", s.path, err)
-	}
-	data = append(data, '\n')
-	// A new state file is private (0600); one replaced keeps its mode.
-	if err := vfs.WriteFileAtomic(s.fsys, s.path, data, 0o600); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // it names s.path, as the message below does
-		}
-		return fmt.Errorf("bootstrap: write state file %s: %w", s.path, err)
-	}
 	return nil
 }
