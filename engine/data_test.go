@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -384,34 +386,75 @@ func TestPluginSkillsFollowThePluginSwitch(t *testing.T) {
 }
 
 func TestOnceWarningIsUsedOnlyByARenderThatShowsIt(t *testing.T) {
-	ws := workspaceFS(t, map[string]string{"AGENTS.md": strings.Repeat("a", 3000), "SOUL.md": "s", "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"})
-	store := bootstrap.NewMemoryStore()
-	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
-	cfg := func(extra string) engine.Option {
-		c, err := config.Parse("c.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 1000\nbootstrapPromptTruncationWarning = \"once\"\n"+extra))
-		require.NoError(t, err)
-		return engine.WithConfig(c)
+	for name, newStore := range map[string]func(t *testing.T) bootstrap.Store{
+		"memory": func(*testing.T) bootstrap.Store { return bootstrap.NewMemoryStore() },
+		"file": func(t *testing.T) bootstrap.Store {
+			return bootstrap.NewFileStore(afero.NewOsFs(), filepath.Join(t.TempDir(), "seen.json"), nil)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws := workspaceFS(t, map[string]string{"AGENTS.md": strings.Repeat("a", 3000), "SOUL.md": "s", "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"})
+			store := newStore(t)
+			req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+			notice := "## Bootstrap Context Notice"
+
+			// A render that fails after the check does not use the warning up.
+			capped, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), onceConfig(t, "[agents.defaults.contextLimits]\nmaxPromptChars = 100\n"))
+			require.NoError(t, err)
+			_, err = capped.Render(context.Background(), req)
+			require.ErrorContains(t, err, "over contextLimits.maxPromptChars")
+
+			e, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), onceConfig(t, ""))
+			require.NoError(t, err)
+			// Nor does mode none, which has no notice section.
+			none := req
+			none.Mode = engine.ModeNone
+			_, err = e.Render(context.Background(), none)
+			require.NoError(t, err)
+
+			first, err := e.Render(context.Background(), req)
+			require.NoError(t, err)
+			assert.Contains(t, first.Layers[0].Dynamic, notice)
+			second, err := e.Render(context.Background(), req)
+			require.NoError(t, err)
+			assert.NotContains(t, second.Layers[0].Dynamic, notice)
+		})
 	}
-	notice := "## Bootstrap Context Notice"
+}
 
-	// A render that fails after the check does not use the warning up.
-	capped, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), cfg("[agents.defaults.contextLimits]\nmaxPromptChars = 100\n"))
+// onceConfig is a config with the "once" truncation warning, a 1000
+// character budget per bootstrap file, and extra.
+func onceConfig(t *testing.T, extra string) engine.Option {
+	t.Helper()
+	c, err := config.Parse("c.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 1000\nbootstrapPromptTruncationWarning = \"once\"\n"+extra))
 	require.NoError(t, err)
-	_, err = capped.Render(context.Background(), req)
-	require.ErrorContains(t, err, "over contextLimits.maxPromptChars")
+	return engine.WithConfig(c)
+}
 
-	e, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), cfg(""))
-	require.NoError(t, err)
-	// Nor does mode none, which has no notice section.
-	none := req
-	none.Mode = engine.ModeNone
-	_, err = e.Render(context.Background(), none)
-	require.NoError(t, err)
-
-	first, err := e.Render(context.Background(), req)
-	require.NoError(t, err)
-	assert.Contains(t, first.Layers[0].Dynamic, notice)
-	second, err := e.Render(context.Background(), req)
-	require.NoError(t, err)
-	assert.NotContains(t, second.Layers[0].Dynamic, notice)
+// A state file that cannot be used never costs the prompt: the notice
+// shows, and the store tells its warn function why.
+func TestOnceWarningWithAnUnusableStateFile(t *testing.T) {
+	ws := workspaceFS(t, map[string]string{"AGENTS.md": strings.Repeat("a", 3000)})
+	dir := t.TempDir()
+	for name, path := range map[string]string{
+		"empty":       filepath.Join(dir, "empty.json"),
+		"corrupt":     filepath.Join(dir, "corrupt.json"),
+		"a directory": dir,
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o600))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "corrupt.json"), []byte(`{"seen": [`), 0o600))
+			var warnings []error
+			store := bootstrap.NewFileStore(afero.NewOsFs(), path, func(err error) { warnings = append(warnings, err) })
+			e, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), onceConfig(t, ""))
+			require.NoError(t, err)
+			res, err := e.Render(context.Background(), engine.Request{Workspace: engine.Workspace{Path: "/ws"}})
+			require.NoError(t, err)
+			assert.Contains(t, res.Layers[0].Dynamic, "## Bootstrap Context Notice")
+			require.Len(t, warnings, 1)
+			var se *bootstrap.StateError
+			require.ErrorAs(t, warnings[0], &se)
+			assert.Equal(t, path, se.Path)
+		})
+	}
 }
