@@ -40,7 +40,8 @@
 // in a file of a -pack directory name it as DIR/sections/….
 //
 // With no -workspace the render still works: workspace files are simply
-// not injected.
+// not injected. A -state file that is empty, corrupt or cannot be written
+// costs a "render: warning: …" line on stderr, never the prompt.
 package main
 
 import (
