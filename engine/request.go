@@ -147,11 +147,18 @@ type Contribution struct {
 	SectionOverrides map[string]string `toml:"section_overrides" json:"section_overrides"`
 }
 
-// MaxRequestBytes is the largest request (or config) document
-// ParseRequest and config.Parse accept; a reader need read at most one
-// byte more to be refused with a clear error. Documents must also be
-// UTF-8 without a byte-order mark and nest at most 64 levels deep.
-const MaxRequestBytes = strict.MaxBytes
+// Bounds on request (and config) documents, checked before they are
+// parsed: a JSON document may take MaxRequestBytes, a TOML one
+// MaxTOMLRequestBytes (a reader need read at most one byte more than
+// MaxRequestBytes to be refused with a clear error), and nothing may
+// nest deeper than MaxDepth (arrays and objects; in TOML, tables,
+// arrays and dotted keys counted together). Documents must also be UTF-8
+// without a byte-order mark.
+const (
+	MaxRequestBytes     = strict.MaxBytes
+	MaxTOMLRequestBytes = strict.MaxTOMLBytes
+	MaxDepth            = strict.MaxDepth
+)
 
 // ParseRequest decodes a TOML or JSON request (JSON when the first
 // non-space byte is '{'). name is used in error messages.

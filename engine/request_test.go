@@ -63,10 +63,10 @@ func TestParseRequestErrors(t *testing.T) {
 		{"json repeated key", "{\"mode\": \"full\",\n \"mode\": \"none\"}", `r:2:2: key "mode" is given twice`},
 		{"json nested unknown key", "{\"tools\": [{\"name\": \"read\"}],\n \"channel\": {\"name\": \"x\"}}", `r:2:14: unknown key "channel.name"`},
 		{"json syntax error inside an array", `{"owners":["a" "b"]}`, `r:1:16: invalid character '"' after array element`},
-		{"json nested too deeply", `{"tools": [{"name": "x", "schema": ` + strings.Repeat(`{"a": `, 70), `r:1:402: arrays and objects nest too deeply (limit 64)`},
-		{"toml nested too deeply", "[[tools]]\nname = \"x\"\nschema = { a = " + strings.Repeat("[", 70), `r:3:79: arrays and objects nest too deeply (limit 64)`},
+		{"json nested too deeply", `{"tools": [{"name": "x", "schema": ` + strings.Repeat(`{"a": `, 70), `r:1:210: arrays and objects nest too deeply (limit 32)`},
+		{"toml nested too deeply", "[[tools]]\nname = \"x\"\nschema = { a = " + strings.Repeat("[", 70), `r:3:44: tables, arrays and dotted keys nest too deeply (limit 32)`},
 		{"utf-16", "\xFF\xFEm\x00o\x00", `r:1:1: document starts with a byte-order mark; save it as UTF-8 without one`},
-		{"too large", "mode = \"full\"\n" + strings.Repeat("# padding\n", engine.MaxRequestBytes/10), `r:419431:1: document is larger than 4194304 bytes`},
+		{"too large", "mode = \"full\"\n" + strings.Repeat("# padding\n", engine.MaxRequestBytes/10), `r:26215:1: document is larger than 262144 bytes`},
 		{"json bad value placed by path", "{\"tools\": [{\"name\": \"mode\"}],\n \"channel\": {\"delivery\": \"pigeon\"}}", `r:2:14: channel.delivery = "pigeon" is not allowed (want automatic, message_tool_only)`},
 	}
 	for _, tc := range cases {

@@ -10,21 +10,29 @@ import (
 // spends time quadratic in a dotted key's length, so a document is
 // checked against these bounds by a flat scan before either decoder
 // sees it. Real requests, configs and packs nest a handful of levels
-// and weigh a few kilobytes.
+// and weigh a few kilobytes; a megabyte of JSON numbers already costs
+// the decoders about 100 MiB of allocation.
 const (
-	// MaxBytes is the largest document the decoders accept.
-	MaxBytes = 4 << 20
-	// MaxDepth bounds how deeply arrays and tables nest, and how many
-	// parts a dotted key or a table header may have.
-	MaxDepth = 64
+	// MaxBytes is the largest JSON document the decoders accept.
+	MaxBytes = 1 << 20
+	// MaxTOMLBytes is the largest TOML document: BurntSushi/toml
+	// allocates several times more per byte than encoding/json.
+	MaxTOMLBytes = 256 << 10
+	// MaxDepth bounds how deeply arrays and objects nest in JSON, and in
+	// TOML how deeply tables, arrays and dotted keys nest, all counted.
+	MaxDepth = 32
 )
 
 // checkInput refuses a document that is too large, is not UTF-8, or
 // nests deeper than MaxDepth, before any recursive parse.
 func checkInput(src []byte, toml bool) error {
-	if len(src) > MaxBytes {
-		line, col := position(src, MaxBytes)
-		return &PosError{Line: line, Col: col, Msg: fmt.Sprintf("document is larger than %d bytes", MaxBytes)}
+	limit := MaxBytes
+	if toml {
+		limit = MaxTOMLBytes
+	}
+	if len(src) > limit {
+		line, col := position(src, int64(limit))
+		return &PosError{Line: line, Col: col, Msg: fmt.Sprintf("document is larger than %d bytes", limit)}
 	}
 	if err := checkEncoding(src); err != nil {
 		return err
@@ -107,15 +115,30 @@ func skipBasicString(src []byte, i int) int {
 	return len(src) - 1
 }
 
-// tomlDepth finds the first place a TOML document opens an array or
-// inline table at level MaxDepth+1, or writes a key or table header of
-// more than MaxDepth parts. It is a lexer's view, not a parser's: it
-// tells keys from values and skips strings and comments, and leaves
-// every other judgement to the decoder.
+// tomlDepth finds the first place a TOML document nests deeper than
+// MaxDepth, counting a table header's parts, a dotted key's parts, and
+// every array and inline table a value opens, all added up along the
+// path: BurntSushi/toml spends time and memory on every key in
+// proportion to the square of its full path. It is a lexer's view, not
+// a parser's: it tells headers, keys and values apart and skips strings
+// and comments, and leaves every other judgement to the decoder.
 func tomlDepth(src []byte) tooDeep {
-	var stack []byte // open '[' and '{' inside values
-	inKey := true    // at a key (or header): dots separate parts
-	parts := 1
+	type level struct {
+		array bool
+		inner int // the depth of what the array or table holds directly
+	}
+	var stack []level
+	table := 0 // the depth of the current [table]
+	inKey, inHeader, arrayHeader := true, false, false
+	parts := 1      // of the key or header being read
+	valueDepth := 0 // of the value after the last '='
+	base := func() int {
+		if n := len(stack); n > 0 {
+			return stack[n-1].inner
+		}
+		return table
+	}
+	const msg = "tables, arrays and dotted keys nest too deeply"
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch {
@@ -127,27 +150,47 @@ func tomlDepth(src []byte) tooDeep {
 		case c == '"' || c == '\'':
 			i = skipTOMLString(src, i)
 		case c == '\n' && len(stack) == 0:
-			inKey, parts = true, 1
-		case inKey && c == '.':
+			inKey, inHeader, parts = true, false, 1
+		case inKey && len(stack) == 0 && !inHeader && c == '[':
+			inHeader, parts = true, 1
+			if arrayHeader = i+1 < len(src) && src[i+1] == '['; arrayHeader {
+				i++
+			}
+		case inHeader && c == ']':
+			table, inHeader = parts, false
+			if arrayHeader {
+				table++
+				i++
+			}
+		case inHeader && c == '.':
 			if parts++; parts > MaxDepth {
-				return tooDeep{i, "key has too many dotted parts"}
+				return tooDeep{i, msg}
+			}
+		case inKey && c == '.':
+			if parts++; base()+parts > MaxDepth {
+				return tooDeep{i, msg}
 			}
 		case inKey && c == '=':
+			inKey, valueDepth = false, base()+parts
+		case (c == ']' || c == '}') && len(stack) > 0:
+			stack = stack[:len(stack)-1]
 			inKey = false
-		case inKey && len(stack) == 0 && (c == '[' || c == ']'):
-			// a table header's brackets
+		case inKey:
 		case c == '[' || c == '{':
-			stack = append(stack, c)
-			if len(stack) > MaxDepth {
-				return tooDeep{i, nestedTooDeep}
+			v := valueDepth
+			if n := len(stack); n > 0 && stack[n-1].array {
+				v = stack[n-1].inner
 			}
-			inKey, parts = c == '{', 1
-		case c == ']' || c == '}':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
+			if v+1 > MaxDepth {
+				return tooDeep{i, msg}
 			}
-			inKey = false
-		case c == ',' && len(stack) > 0 && stack[len(stack)-1] == '{':
+			if c == '[' {
+				stack = append(stack, level{array: true, inner: v + 1})
+			} else {
+				stack = append(stack, level{inner: v})
+				inKey, parts = true, 1
+			}
+		case c == ',' && len(stack) > 0 && !stack[len(stack)-1].array:
 			inKey, parts = true, 1
 		}
 	}

@@ -1,6 +1,7 @@
 package strict
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,8 +44,8 @@ func TestDepthLimit(t *testing.T) {
 		{"json arrays", nest("[", "]", MaxDepth), false},
 		{"json objects", `{"a":` + objects(`{"b":`, MaxDepth-1) + `}`, false},
 		{"json brackets in strings", `{"a":"` + strings.Repeat("[{", 200) + `"}`, false},
-		{"toml arrays", "a = " + nest("[", "]", MaxDepth), true},
-		{"toml inline tables", "a = " + objects("{b = ", MaxDepth), true},
+		{"toml arrays", "a = " + nest("[", "]", MaxDepth-1), true},
+		{"toml inline tables", "a = " + objects("{b = ", MaxDepth-1), true},
 		{"toml dotted key", strings.Repeat("a.", MaxDepth-1) + "a = 1", true},
 		{"toml header", "[" + strings.Repeat("a.", MaxDepth-1) + "a]\nx = 1", true},
 		{"toml strings and comments", "a = \"" + strings.Repeat("[.", 100) + "\"\n" +
@@ -65,17 +66,24 @@ func TestDepthLimit(t *testing.T) {
 		assert.NoError(t, err, d.name)
 	}
 
+	const tomlNest = "tables, arrays and dotted keys nest too deeply"
+	const jsonNest = "arrays and objects nest too deeply"
 	over := []struct {
 		doc
-		want string
+		line, col int
+		msg       string
 	}{
-		{doc{"json arrays", nest("[", "]", MaxDepth+1), false}, "1:65: arrays and objects nest too deeply (limit 64)"},
-		{doc{"json objects", objects(`{"b":`, MaxDepth+1), false}, "1:321: arrays and objects nest too deeply (limit 64)"},
-		{doc{"toml arrays", "a = " + nest("[", "]", MaxDepth+1), true}, "1:69: arrays and objects nest too deeply (limit 64)"},
-		{doc{"toml inline tables", "a = " + objects("{b = ", MaxDepth+1), true}, "1:325: arrays and objects nest too deeply (limit 64)"},
-		{doc{"toml dotted key", "x = 1\n" + strings.Repeat("a.", MaxDepth) + "a = 1", true}, "2:128: key has too many dotted parts (limit 64)"},
-		{doc{"toml header", "[" + strings.Repeat("a.", MaxDepth) + "a]", true}, "1:129: key has too many dotted parts (limit 64)"},
-		{doc{"toml inline key", "a = {" + strings.Repeat("b.", MaxDepth) + "b = 1}", true}, "1:133: key has too many dotted parts (limit 64)"},
+		{doc{"json arrays", nest("[", "]", MaxDepth+1), false}, 1, MaxDepth + 1, jsonNest},
+		{doc{"json objects", objects(`{"b":`, MaxDepth+1), false}, 1, 5*MaxDepth + 1, jsonNest},
+		// a is at depth 1 and each bracket opens one more level.
+		{doc{"toml arrays", "a = " + nest("[", "]", MaxDepth), true}, 1, 4 + MaxDepth, tomlNest},
+		{doc{"toml inline tables", "a = " + objects("{b = ", MaxDepth), true}, 1, 5 * MaxDepth, tomlNest},
+		{doc{"toml dotted key", "x = 1\n" + strings.Repeat("a.", MaxDepth) + "a = 1", true}, 2, 2 * MaxDepth, tomlNest},
+		{doc{"toml header", "[" + strings.Repeat("a.", MaxDepth) + "a]", true}, 1, 2*MaxDepth + 1, tomlNest},
+		{doc{"toml inline key", "a = {" + strings.Repeat("b.", MaxDepth) + "b = 1}", true}, 1, 2*MaxDepth + 3, tomlNest},
+		// The header's parts count towards every key below it.
+		{doc{"toml key under a deep header", "[" + strings.Repeat("a.", MaxDepth-2) + "a]\nb.c = 1", true}, 2, 2, tomlNest},
+		{doc{"toml array of tables", "[[" + strings.Repeat("a.", MaxDepth-2) + "a]]\nb = [1]", true}, 2, 5, tomlNest},
 	}
 	for _, d := range over {
 		var err error
@@ -85,35 +93,41 @@ func TestDepthLimit(t *testing.T) {
 		} else {
 			err = JSON([]byte(d.src), &v)
 		}
-		assert.EqualError(t, err, d.want, d.name)
+		assert.EqualError(t, err, fmt.Sprintf("%d:%d: %s (limit %d)", d.line, d.col, d.msg, MaxDepth), d.name)
 	}
 }
 
 // Two million levels used to overflow the stack of either decoder and
-// kill the process.
+// kill the process; now the size limit refuses them, and as many levels
+// as fit within it are refused by the depth limit.
 func TestMillionsOfLevelsAreRefused(t *testing.T) {
-	deep := strings.Repeat("[", 2_000_000)
 	var v any
 	var pe *PosError
-	require.ErrorAs(t, JSON([]byte(deep), &v), &pe)
+	require.ErrorAs(t, JSON([]byte(strings.Repeat("[", 2_000_000)), &v), &pe)
+	assert.Equal(t, "document is larger than 1048576 bytes", pe.Msg)
+
+	require.ErrorAs(t, JSON([]byte(strings.Repeat("[", 1_000_000)), &v), &pe)
 	assert.Equal(t, [2]int{1, MaxDepth + 1}, [2]int{pe.Line, pe.Col})
-	require.ErrorAs(t, TOML("a = "+deep, &v), &pe)
-	assert.Equal(t, [2]int{1, MaxDepth + 5}, [2]int{pe.Line, pe.Col})
-	require.ErrorAs(t, TOML(strings.Repeat("a.", 1_000_000)+"a = 1", &v), &pe)
+	require.ErrorAs(t, TOML("a = "+strings.Repeat("[", 200_000), &v), &pe)
+	assert.Equal(t, [2]int{1, MaxDepth + 4}, [2]int{pe.Line, pe.Col})
+	require.ErrorAs(t, TOML(strings.Repeat("a.", 100_000)+"a = 1", &v), &pe)
 	assert.Equal(t, [2]int{1, 2 * MaxDepth}, [2]int{pe.Line, pe.Col})
 }
 
 func TestSizeLimit(t *testing.T) {
-	big := "a = \"" + strings.Repeat("x", MaxBytes) + "\""
 	var v any
-	err := TOML(big, &v)
 	var pe *PosError
-	require.ErrorAs(t, err, &pe)
-	assert.Equal(t, "document is larger than 4194304 bytes", pe.Msg)
-	assert.Equal(t, [2]int{1, MaxBytes + 1}, [2]int{pe.Line, pe.Col})
-	require.NoError(t, TOML(big[:MaxBytes-1]+"\"", &v))
-}
+	big := "a = \"" + strings.Repeat("x", MaxTOMLBytes) + "\""
+	require.ErrorAs(t, TOML(big, &v), &pe)
+	assert.Equal(t, "document is larger than 262144 bytes", pe.Msg)
+	assert.Equal(t, [2]int{1, MaxTOMLBytes + 1}, [2]int{pe.Line, pe.Col})
+	require.NoError(t, TOML(big[:MaxTOMLBytes-1]+"\"", &v))
 
+	bigJSON := `"` + strings.Repeat("x", MaxBytes) + `"`
+	require.ErrorAs(t, JSON([]byte(bigJSON), &v), &pe)
+	assert.Equal(t, "document is larger than 1048576 bytes", pe.Msg)
+	require.NoError(t, JSON([]byte(bigJSON[:MaxBytes-1]+`"`), &v))
+}
 func TestEncoding(t *testing.T) {
 	cases := []struct {
 		name string
