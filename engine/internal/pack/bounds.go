@@ -9,12 +9,15 @@ import (
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
-// instrument makes every template of the set count itself: its body is
-// framed by calls to funcs.EnterFunc and funcs.LeaveFunc, and every range
-// body starts with a call to funcs.StepFunc. text/template offers no hook
-// per template or per iteration, and without one a pack can loop, or call
-// templates from templates, for as long as it likes while writing nothing
-// and calling no other function. The calls print nothing.
+// instrument makes the templates of the set count themselves: every
+// range body starts with a call to funcs.StepFunc, and the body of every
+// template that calls another (template, block or include) is framed by
+// calls to funcs.EnterFunc and funcs.LeaveFunc. text/template offers no
+// hook per template or per iteration, and without one a pack can loop,
+// or call templates from templates, for as long as it likes while
+// writing nothing and calling no other function. A template that calls
+// none runs once per call from one that is counted, so it needs no
+// frame of its own. The calls print nothing.
 func instrument(set *template.Template) {
 	done := map[*parse.Tree]bool{}
 	for _, t := range set.Templates() {
@@ -24,14 +27,31 @@ func instrument(set *template.Template) {
 		}
 		done[tree] = true
 		root := tree.Root
+		countIterations(tree, root)
+		if !callsTemplates(root) {
+			continue
+		}
 		pos := root.Position()
 		nodes := make([]parse.Node, 0, len(root.Nodes)+2)
 		nodes = append(nodes, call(tree, pos, funcs.EnterFunc))
 		nodes = append(nodes, root.Nodes...)
 		nodes = append(nodes, call(tree, pos, funcs.LeaveFunc))
 		root.Nodes = nodes
-		countIterations(tree, root)
 	}
+}
+
+// callsTemplates reports whether anything under n executes a template.
+func callsTemplates(n parse.Node) bool {
+	found := false
+	walk(n, func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.TemplateNode:
+			found = true
+		case *parse.IdentifierNode:
+			found = found || n.Ident == "include"
+		}
+	})
+	return found
 }
 
 // countIterations puts a step call at the top of every range body under n.
