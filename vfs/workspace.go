@@ -145,8 +145,12 @@ type Entry struct {
 	Type fs.FileMode // the type bits only: fs.ModeDir, fs.ModeSymlink, 0 for a regular file, …
 }
 
-// maxDirEntries bounds one listing, so a hostile folder costs bounded memory.
-const maxDirEntries = 1 << 16
+const (
+	// maxDirEntries bounds one ReadDir, so a hostile folder costs bounded memory.
+	maxDirEntries = 1 << 16
+	// dirBatch is how many entries one read of a directory asks for.
+	dirBatch = 1024
+)
 
 // ErrNotRegular reports a name that leads to something other than a
 // regular file or directory; the error is a *NotRegularError.
@@ -235,17 +239,37 @@ func lstatIfPossible(fsys afero.Fs, name string) (fs.FileInfo, error) {
 // ReadDir lists the directory name, sorted by name whatever the backing
 // filesystem does, at most 65,536 entries. Entries are not followed.
 func (w *Workspace) ReadDir(name string) ([]Entry, error) {
-	f, _, err := w.open(name, true)
+	out, more, err := w.ReadDirN(name, maxDirEntries)
+	if err == nil && more {
+		err = &fs.PathError{Op: "readdir", Path: w.Display(name), Err: fmt.Errorf("more than %d entries: %w", maxDirEntries, ErrTooLarge)}
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	out, err := readEntries(f)
+	return out, nil
+}
+
+// ReadDirN lists at most n entries of the directory name, reading it in
+// batches so that a huge directory costs no more than n entries; more
+// reports that it holds others, which are left unread. The n entries are
+// the first the backing filesystem lists, sorted by name. Entries are not
+// followed.
+func (w *Workspace) ReadDirN(name string, n int) (entries []Entry, more bool, err error) {
+	f, _, err := w.open(name, true)
 	if err != nil {
-		return nil, &fs.PathError{Op: "readdir", Path: w.Display(name), Err: err}
+		return nil, false, err
+	}
+	defer f.Close()
+	n = max(n, 0)
+	out, err := readEntries(f, n+1) // one more says whether n was all
+	if err != nil {
+		return nil, false, &fs.PathError{Op: "readdir", Path: w.Display(name), Err: err}
+	}
+	if len(out) > n {
+		out, more = out[:n], true
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	return out, more, nil
 }
 
 // ReadFile returns the whole file name and its FileID, or an error
@@ -292,34 +316,35 @@ func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
 	return t, nil
 }
 
-// readEntries lists an open directory in batches, up to maxDirEntries.
-// An *os.File lists with the types the directory itself records, without
-// a stat per entry.
-func readEntries(f handle) ([]Entry, error) {
+// readEntries lists up to limit entries of an open directory, in batches
+// of at most dirBatch. An *os.File lists with the types the directory
+// itself records, without a stat per entry.
+func readEntries(f handle, limit int) ([]Entry, error) {
 	var out []Entry
-	for len(out) <= maxDirEntries {
+	for len(out) < limit {
+		batch := min(dirBatch, limit-len(out))
 		var err error
 		if osf, ok := f.(*os.File); ok {
 			var des []fs.DirEntry
-			des, err = osf.ReadDir(1024)
+			des, err = osf.ReadDir(batch)
 			for _, de := range des {
 				out = append(out, Entry{Name: de.Name(), Type: de.Type()})
 			}
 		} else {
 			var infos []fs.FileInfo
-			infos, err = f.Readdir(1024)
+			infos, err = f.Readdir(batch)
 			for _, fi := range infos {
 				out = append(out, Entry{Name: fi.Name(), Type: fi.Mode().Type()})
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			break
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("more than %d entries: %w", maxDirEntries, ErrTooLarge)
+	return out, nil
 }
 
 // handle is what both backends open: an *os.File or an afero.File.

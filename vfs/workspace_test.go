@@ -2,13 +2,16 @@ package vfs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/afero"
@@ -102,6 +105,90 @@ func TestReadFileLimit(t *testing.T) {
 	data, _, err = empty.ReadFile("empty.md", -1)
 	require.NoError(t, err, "a negative limit counts as 0")
 	assert.Empty(t, data)
+}
+
+// countingFS records how many entries each directory read asks for
+// and gets.
+type countingFS struct {
+	afero.Fs
+	asked, got *[]int
+}
+
+func (c countingFS) Open(name string) (afero.File, error) {
+	f, err := c.Fs.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return countingFile{File: f, fs: c}, nil
+}
+
+type countingFile struct {
+	afero.File
+	fs countingFS
+}
+
+func (f countingFile) Readdir(n int) ([]os.FileInfo, error) {
+	infos, err := f.File.Readdir(n)
+	*f.fs.asked = append(*f.fs.asked, n)
+	*f.fs.got = append(*f.fs.got, len(infos))
+	return infos, err
+}
+
+// ReadDirN reads no more of a directory than it returns, plus one entry
+// to tell whether there are more, and never asks for the whole directory.
+func TestReadDirN(t *testing.T) {
+	files := map[string]string{}
+	for i := range 3000 {
+		files[fmt.Sprintf("big/e%04d", 2999-i)] = ""
+	}
+	files["small/b"], files["small/a"] = "", ""
+	base := afero.NewMemMapFs()
+	writeFiles(t, base, files)
+	var asked, got []int
+	w := OpenWorkspace(countingFS{Fs: base, asked: &asked, got: &got}, "")
+
+	tests := []struct {
+		dir   string
+		n     int
+		names []string
+		more  bool
+	}{
+		{"small", 5, []string{"a", "b"}, false},
+		{"small", 2, []string{"a", "b"}, false},
+		{"small", 1, []string{"a"}, true},
+		{"small", 0, nil, true},
+		{"small", -1, nil, true},
+		{"big", 3, []string{"e0000", "e0001", "e0002"}, true},
+		{"big", 2500, nil, true},
+	}
+	for _, tt := range tests {
+		asked, got = nil, nil
+		entries, more, err := w.ReadDirN(tt.dir, tt.n)
+		require.NoError(t, err)
+		assert.Equal(t, tt.more, more, "%s, %d", tt.dir, tt.n)
+		read := 0
+		for i, n := range asked {
+			assert.LessOrEqual(t, n, dirBatch, "%s, %d: read %d asks for a bounded batch", tt.dir, tt.n, i)
+			assert.Positive(t, n, "%s, %d: read %d asks for a bounded batch, not the whole directory", tt.dir, tt.n, i)
+			read += got[i]
+		}
+		assert.LessOrEqual(t, read, max(tt.n, 0)+1, "%s, %d: entries read", tt.dir, tt.n)
+		if tt.names != nil || tt.n <= 0 {
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name)
+			}
+			assert.Equal(t, tt.names, names, "%s, %d", tt.dir, tt.n)
+		}
+		assert.Len(t, entries, min(max(tt.n, 0), map[string]int{"small": 2, "big": 3000}[tt.dir]))
+		assert.True(t, slices.IsSortedFunc(entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) }))
+	}
+
+	_, _, err := w.ReadDirN("small/a", 1)
+	assert.ErrorIs(t, err, syscall.ENOTDIR)
+	_, _, err = w.ReadDirN("../x", 1)
+	var refused *RefusedError
+	assert.ErrorAs(t, err, &refused)
 }
 
 func TestReadTextDirectory(t *testing.T) {
