@@ -22,6 +22,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -324,13 +325,15 @@ func renderMeasured(t *testing.T, root string) (*engine.Result, uint64) {
 
 func mib(n uint64) float64 { return float64(n) / (1 << 20) }
 
+// A skills folder of 10,000 skills is read only up to the per-root bound
+// of 1,000 entries, and the result says the search was cut.
 func TestAdversarialManySkills(t *testing.T) {
-	const n = 10000
+	const n, bound = 10000, 1000
 	fsys := workspaceFS(t, smallWorkspace())
 	for i := range n {
 		body := "---\nname: skill-" + pad5(i) + "\ndescription: Does task " + pad5(i) +
 			" <script>alert(1)</script> & more, with a description long enough to weigh on the budget.\n---\nSteps.\n"
-		require.NoError(t, afero.WriteFile(fsys, "/ws/skills/s"+pad5(i)+"/SKILL.md", []byte(body), 0o644))
+		require.NoError(t, afero.WriteFile(fsys, "/ws/skills/skill-"+pad5(i)+"/SKILL.md", []byte(body), 0o644))
 	}
 	e, err := engine.New(packWith(t, nil), engine.WithFS(fsys))
 	require.NoError(t, err)
@@ -338,11 +341,13 @@ func TestAdversarialManySkills(t *testing.T) {
 		start := time.Now()
 		res, err := e.Render(context.Background(), directRequest())
 		require.NoError(t, err)
-		t.Logf("%s render with %d skills took %v", pass, n, time.Since(start).Round(time.Millisecond))
+		t.Logf("%s render with %d skill folders took %v", pass, n, time.Since(start).Round(time.Millisecond))
 
 		cat := res.Skills
-		assert.Equal(t, n, cat.Found)
-		assert.Equal(t, n, cat.Eligible)
+		assert.Equal(t, bound, cat.Found)
+		assert.Equal(t, bound, cat.Eligible)
+		assert.Equal(t, []skills.Cut{{Root: "/ws/skills", Reason: "search stopped: at most 1000 entries are read per skills folder"}}, cat.Cuts)
+		assert.Empty(t, cat.Problems)
 		assert.Positive(t, cat.Listed)
 		assert.LessOrEqual(t, cat.Listed, res.Settings.MaxSkillsInPrompt)
 		assert.Len(t, cat.Skills, cat.Listed)
@@ -351,8 +356,6 @@ func TestAdversarialManySkills(t *testing.T) {
 		stable := res.Layers[0].Stable
 		assert.NotContains(t, stable, "<script>", "descriptions are XML-escaped")
 		catalog := catalogText(t, stable)
-		if pass == "cold" {
-		}
 		assert.LessOrEqual(t, utf8.RuneCountInString(catalog), res.Settings.MaxSkillsPromptChars,
 			"the catalog fits maxSkillsPromptChars")
 		assert.Equal(t, cat.Listed, strings.Count(catalog, "<skill>"))

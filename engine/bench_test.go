@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,7 +171,7 @@ func turnWorkspace(b *testing.B, fsys afero.Fs, root string, n int) {
 }
 
 // BenchmarkTurn measures the honest paths of a long-lived engine on the
-// README example, in memory and on the real disk, with 20 and 2,000
+// README example, in memory and on the real disk, with 20 and 500
 // skills found (at most 150 listed):
 //
 //   - warm: the same turn again;
@@ -185,7 +186,7 @@ func BenchmarkTurn(b *testing.B) {
 	base, err := engine.ParseRequest("direct.toml", mustReadFile(b, "../examples/requests/direct.toml"))
 	require.NoError(b, err)
 	for _, where := range []string{"mem", "disk"} {
-		for _, skills := range []int{20, 2000} {
+		for _, skills := range []int{20, 500} {
 			b.Run(fmt.Sprintf("%s/skills=%d", where, skills), func(b *testing.B) {
 				var fsys afero.Fs
 				root := "/ws"
@@ -260,4 +261,59 @@ func writable(fsys afero.Fs) afero.Fs {
 		return afero.NewOsFs()
 	}
 	return fsys
+}
+
+// manySkillsWorkspace writes the example workspace and n skill folders
+// under skills/, in groups of perGroup folders (0 for all in skills/).
+func manySkillsWorkspace(b *testing.B, n, perGroup int) afero.Fs {
+	b.Helper()
+	fsys := afero.NewMemMapFs()
+	copyExampleWorkspace(b, fsys, "/ws")
+	for i := range n {
+		name := fmt.Sprintf("skill-%06d", i)
+		dir := "/ws/skills/" + name
+		if perGroup > 0 {
+			dir = fmt.Sprintf("/ws/skills/g%04d/%s", i/perGroup, name)
+		}
+		body := "---\nname: " + name + "\ndescription: Handle task " + name + " when the user asks for it by name.\n---\nSteps.\n"
+		require.NoError(b, afero.WriteFile(fsys, dir+"/SKILL.md", []byte(body), 0o644))
+	}
+	return fsys
+}
+
+// BenchmarkManySkills renders over a workspace holding 100,000 skill
+// folders, all in skills/ (flat) or in 100 groups of 1,000 (grouped): what
+// discovery costs when a skills folder is huge. Every iteration is a new
+// session, so the catalog is discovered and built each time.
+//
+//	go test ./engine -run '^$' -bench ManySkills -benchmem
+func BenchmarkManySkills(b *testing.B) {
+	base, err := engine.ParseRequest("direct.toml", mustReadFile(b, "../examples/requests/direct.toml"))
+	require.NoError(b, err)
+	for _, layout := range []struct {
+		name     string
+		perGroup int
+	}{{"flat", 0}, {"grouped", 1000}} {
+		b.Run(layout.name, func(b *testing.B) {
+			e, err := engine.New(sysprompt.Pack, engine.WithFS(manySkillsWorkspace(b, 100_000, layout.perGroup)))
+			require.NoError(b, err)
+			req := base
+			req.Workspace.Path = "/ws"
+			ctx := context.Background()
+			session := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				req.Session.ID = strconv.Itoa(session)
+				session++
+				res, err := e.Render(ctx, req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if session == 1 {
+					c := res.Skills
+					b.Logf("found %d, listed %d, cuts %v, problems %v", c.Found, c.Listed, c.Cuts, c.Problems)
+				}
+			}
+		})
+	}
 }

@@ -35,6 +35,8 @@ type Catalog struct {
 	// Skipped is every skill not listed and why, sorted by name, then location.
 	Skipped  []Skipped
 	Problems []Problem
+	// Cuts say where a discovery bound stopped the search.
+	Cuts []Cut
 }
 
 // Build decides the catalog for the skills found: it applies the policy,
@@ -73,6 +75,7 @@ func Build(found Found, p Policy, lim Limits, measure MeasureFunc) (Catalog, err
 		Found:        len(found.Skills),
 		Eligible:     len(eligible),
 		Problems:     found.Problems,
+		Cuts:         found.Cuts,
 	}
 
 	total := len(eligible)

@@ -14,11 +14,14 @@ import (
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
-// Bounds of one walk, so a huge or hostile tree costs bounded time and memory.
+// Bounds of one discovery, so a huge or hostile tree costs bounded time
+// and memory. The catalog lists at most 150 skills by default; the bounds
+// leave room for skills that turn out ineligible, and for group folders.
 const (
 	maxSkillFileSize = 256 << 10
 	maxWalkDepth     = 4    // skill folders at most this many levels below a root's Dir
-	maxWalkDirs      = 4096 // directories listed per root
+	maxRootEntries   = 1000 // directory entries read per root, all its folders together
+	maxSkillFiles    = 2000 // SKILL.md files read per discovery, all roots together
 	skillFileName    = "SKILL.md"
 )
 
@@ -30,12 +33,14 @@ type Found struct {
 	Skipped []Skipped
 	// Problems explain broken files and folders that were not searched.
 	Problems []Problem
+	// Cuts say where a bound stopped the search, in root order.
+	Cuts []Cut
 }
 
 // Discover finds the skills under roots. Roots are searched in precedence
 // order (workspace, managed, bundled; roots of one source in the order
 // given). It fails only on invalid roots or a cancelled ctx; unreadable or
-// broken files become Problems.
+// broken files become Problems, and a search stopped by a bound a Cut.
 func Discover(ctx context.Context, roots []Root, opts Options) (Found, error) {
 	for i, r := range roots {
 		if err := r.validate(); err != nil {
@@ -51,18 +56,22 @@ func Discover(ctx context.Context, roots []Root, opts Options) (Found, error) {
 
 	var found Found
 	winners := map[string]int{} // name → index in found.Skills
+	filesLeft := maxSkillFiles
 	for _, r := range ordered {
-		w := walker{ctx: ctx, root: r, home: opts.Home, found: &found, winners: winners}
+		w := walker{ctx: ctx, root: r, home: opts.Home, found: &found, winners: winners,
+			entriesLeft: maxRootEntries, filesLeft: &filesLeft}
 		if err := w.walkRoot(); err != nil {
 			return Found{}, err
 		}
 	}
 	sortSkills(found.Skills)
 	slices.SortFunc(found.Skipped, compareSkipped)
-	slices.SortFunc(found.Problems, func(a, b Problem) int {
-		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
-	})
+	slices.SortFunc(found.Problems, compareProblems)
 	return found, nil
+}
+
+func compareProblems(a, b Problem) int {
+	return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line), strings.Compare(a.Message, b.Message))
 }
 
 func (r Root) validate() error {
@@ -128,7 +137,11 @@ type walker struct {
 
 	found   *Found
 	winners map[string]int // name → index in found.Skills: the first seen wins
-	dirs    int
+
+	entriesLeft int  // directory entries this root may still read
+	listingCut  bool // a listing held more entries than were left
+	filesLeft   *int // SKILL.md files the discovery may still read
+	unread      int  // skill folders found here once filesLeft ran out
 }
 
 func (w *walker) walkRoot() error {
@@ -147,27 +160,40 @@ func (w *walker) walkRoot() error {
 		w.problem("", 0, "skills root is not a folder")
 		return nil
 	}
-	return w.walk(w.root.Dir, "", 1)
+	if err := w.walk(w.root.Dir, "", 1); err != nil {
+		return err
+	}
+	if w.listingCut {
+		w.cut(0, fmt.Sprintf("search stopped: at most %d entries are read per skills folder", maxRootEntries))
+	}
+	if w.unread > 0 {
+		w.cut(w.unread, fmt.Sprintf("at most %d skills are read across all skills folders", maxSkillFiles))
+	}
+	return nil
+}
+
+func (w *walker) cut(skipped int, reason string) {
+	w.found.Cuts = append(w.found.Cuts, Cut{Root: w.location(""), Reason: reason, Skipped: skipped})
 }
 
 // walk lists dir (rel is its path below the root's Dir) at the given
 // depth: a folder holding a SKILL.md is a skill; another is searched
-// deeper.
+// deeper. A listing reads only the entries the root has left, so the
+// folders listed first, and their entries, are the ones searched.
 func (w *walker) walk(dir, rel string, depth int) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	if w.dirs++; w.dirs > maxWalkDirs {
-		if w.dirs == maxWalkDirs+1 {
-			w.problem("", 0, fmt.Sprintf("search stopped after %d folders", maxWalkDirs))
-		}
+	if w.listingCut {
 		return nil
 	}
-	entries, err := w.root.Files.ReadDir(dir)
+	entries, more, err := w.root.Files.ReadDirN(dir, w.entriesLeft)
 	if err != nil {
 		w.problem(rel, 0, "cannot list folder: "+errText(err))
 		return nil
 	}
+	w.entriesLeft -= len(entries)
+	w.listingCut = more
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name, ".") {
 			continue
@@ -183,7 +209,10 @@ func (w *walker) walk(dir, rel string, depth int) error {
 		skillPath := joinPath(dir, e.Name+"/"+skillFileName)
 		id, err := w.root.Files.Lstat(skillPath)
 		switch {
+		case err == nil && id.Mode.IsRegular() && *w.filesLeft == 0:
+			w.unread++
 		case err == nil && id.Mode.IsRegular():
+			*w.filesLeft--
 			w.load(skillPath, childRel, e.Name)
 		case err == nil && id.Mode&fs.ModeSymlink != 0:
 			w.problem(childRel+"/"+skillFileName, 0, "symlink not followed")

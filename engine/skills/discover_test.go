@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 func workspaceRoot(fsys afero.Fs) Root {
@@ -325,12 +327,98 @@ func TestDiscoverUnreadableIsReported(t *testing.T) {
 	assert.Equal(t, []Problem{{Path: "/w", Message: "cannot read skills folder: permission denied"}}, found.Problems)
 }
 
-func TestDiscoverBoundsTheWalk(t *testing.T) {
-	fsys := afero.NewMemMapFs()
-	for i := range maxWalkDirs + 5 {
-		require.NoError(t, fsys.MkdirAll(fmt.Sprintf("skills/empty-%05d", i), 0o755))
+// countingFiles counts the directory entries a discovery reads.
+type countingFiles struct {
+	Files
+	read *int
+}
+
+func (c countingFiles) ReadDirN(name string, n int) ([]vfs.Entry, bool, error) {
+	entries, more, err := c.Files.ReadDirN(name, n)
+	*c.read += len(entries)
+	if more {
+		*c.read++ // the one entry that told there were more
 	}
-	found, err := Discover(context.Background(), []Root{{Source: Workspace, Files: memFiles(fsys), Dir: "skills", Display: "/w"}}, Options{})
+	return entries, more, err
+}
+
+// A skills folder too big to read is cut after maxRootEntries entries,
+// its nested folders included, and says so; the next root has its own
+// budget.
+func TestDiscoverBoundsEntriesPerRoot(t *testing.T) {
+	files := map[string]string{}
+	for i := range maxRootEntries + 500 {
+		name := fmt.Sprintf("s%05d", i)
+		files["skills/"+name+"/SKILL.md"] = skillMD("name: " + name)
+	}
+	// Nested: the group's entries count against its root's budget.
+	for i := range 30 {
+		name := fmt.Sprintf("n%02d", i)
+		files["nested/a-group/"+name+"/SKILL.md"] = skillMD("name: " + name)
+	}
+	files["nested/b-top/SKILL.md"] = skillMD("name: b-top")
+	files["nested/c-group/c1/SKILL.md"] = skillMD("name: c1")
+	fsys := memFS(t, files)
+	var read int
+	huge := Root{Source: Workspace, Files: countingFiles{memFiles(fsys), &read}, Dir: "skills", Display: "/w/skills"}
+	found, err := Discover(context.Background(), []Root{huge}, Options{})
 	require.NoError(t, err)
-	assert.Equal(t, []Problem{{Path: "/w", Message: "search stopped after 4096 folders"}}, found.Problems)
+	assert.Len(t, found.Skills, maxRootEntries)
+	assert.Equal(t, maxRootEntries+1, read, "the folder is read no further than the bound")
+	assert.Equal(t, []Cut{{Root: "/w/skills", Reason: "search stopped: at most 1000 entries are read per skills folder"}}, found.Cuts)
+	assert.Empty(t, found.Problems)
+
+	nested := Root{Source: Managed, Files: memFiles(fsys), Dir: "nested", Display: "/m"}
+	found, err = Discover(context.Background(), []Root{huge, nested}, Options{})
+	require.NoError(t, err)
+	assert.Len(t, found.Skills, maxRootEntries+32, "the managed root is searched whole")
+	assert.Equal(t, []Cut{{Root: "/w/skills", Reason: "search stopped: at most 1000 entries are read per skills folder"}}, found.Cuts)
+}
+
+// The entries bound stops listings, not the skills already listed: with
+// the budget spent inside a group, the folders listed beside it are
+// still read, and the groups after it are not listed.
+func TestDiscoverEntriesBoundInsideAGroup(t *testing.T) {
+	files := map[string]string{
+		"skills/z-top/SKILL.md":         skillMD("name: z-top"),
+		"skills/b-group/later/SKILL.md": skillMD("name: later"),
+	}
+	for i := range maxRootEntries {
+		name := fmt.Sprintf("g%04d", i)
+		files["skills/a-group/"+name+"/SKILL.md"] = skillMD("name: " + name)
+	}
+	found, err := Discover(context.Background(), []Root{workspaceRoot(memFS(t, files))}, Options{})
+	require.NoError(t, err)
+	// skills/ lists 3 entries; a-group gets the 997 left.
+	assert.Len(t, found.Skills, maxRootEntries-3+1)
+	assert.Contains(t, names(found.Skills), "z-top")
+	assert.NotContains(t, names(found.Skills), "later")
+	require.Len(t, found.Cuts, 1)
+	assert.Zero(t, found.Cuts[0].Skipped)
+}
+
+// At most maxSkillFiles SKILL.md files are read per discovery, roots in
+// precedence order; the skill folders found after that are counted per
+// root.
+func TestDiscoverBoundsSkillsPerRender(t *testing.T) {
+	root := func(src Source, display string, n int) Root {
+		files := map[string]string{}
+		for i := range n {
+			name := fmt.Sprintf("%s-%04d", src, i)
+			files[name+"/SKILL.md"] = skillMD("name: " + name)
+		}
+		return Root{Source: src, Files: memFiles(memFS(t, files)), Dir: ".", Display: display}
+	}
+	roots := []Root{
+		root(Bundled, "/b", 400),
+		root(Workspace, "/w", 700),
+		root(Managed, "/m", maxRootEntries),
+		root(Bundled, "/b2", 5),
+	}
+	found, err := Discover(context.Background(), roots, Options{})
+	require.NoError(t, err)
+	assert.Len(t, found.Skills, maxSkillFiles)
+	reason := "at most 2000 skills are read across all skills folders"
+	assert.Equal(t, []Cut{{Root: "/b", Reason: reason, Skipped: 100}, {Root: "/b2", Reason: reason, Skipped: 5}}, found.Cuts)
+	assert.Empty(t, found.Problems)
 }

@@ -57,10 +57,16 @@
 // name is still the flat front-matter name. A folder holding SKILL.md is a
 // skill and is not searched further. Names starting with "." are skipped.
 // Symlinks below a root's Dir are never followed (each is reported as a
-// problem), so a walk cannot leave its root. At most 4096 folders are listed
-// per root. Listings are sorted here, never trusted to come sorted. A
-// SKILL.md over 256 KiB or with broken front matter is skipped and reported
-// with its line; it never fails the build.
+// problem), so a walk cannot leave its root. Listings are sorted here, never
+// trusted to come sorted. A SKILL.md over 256 KiB or with broken front
+// matter is skipped and reported with its line; it never fails the build.
+//
+// Discovery is bounded: at most 1,000 directory entries are read per root,
+// its nested folders included (a folder's listing is read before the
+// folders in it), and at most 2,000 SKILL.md files in all (roots in
+// precedence order). Each bound that stops a search is a Cut. When a folder
+// holds more entries than are left, the ones read are the first the
+// filesystem lists.
 //
 // Name clashes are settled before eligibility: workspace beats managed beats
 // bundled, and within one root the first path in byte order wins. The loser

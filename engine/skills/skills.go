@@ -34,7 +34,9 @@ func (s Source) rank() (rank int, ok bool) {
 type Files interface {
 	Stat(name string) (vfs.FileID, error)
 	Lstat(name string) (vfs.FileID, error)
-	ReadDir(name string) ([]vfs.Entry, error)
+	// ReadDirN lists at most n entries of a directory, sorted by name;
+	// more reports that it holds others, which are left unread.
+	ReadDirN(name string, n int) (entries []vfs.Entry, more bool, err error)
 	ReadFile(name string, maxBytes int64) ([]byte, vfs.FileID, error)
 }
 
@@ -111,6 +113,19 @@ func (p Problem) String() string {
 		return p.Path + ":" + strconv.Itoa(p.Line) + ": " + p.Message
 	}
 	return p.Path + ": " + p.Message
+}
+
+// Cut is a discovery bound that stopped part of a search, so that a huge
+// skills folder costs bounded time and memory.
+type Cut struct {
+	// Root is the display path of the root whose search was cut.
+	Root string
+	// Reason names the bound.
+	Reason string
+	// Skipped counts the skill folders found there but not read. A cut
+	// by the entries bound leaves the rest of the root unlisted, so what
+	// that holds is not counted.
+	Skipped int
 }
 
 // Skipped is a skill left out of the catalog and why.
