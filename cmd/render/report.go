@@ -251,6 +251,13 @@ func writeSkills(w io.Writer, sk report.SkillsReport) {
 	if over > 0 {
 		fmt.Fprintf(w, "  %d dropped by the budget\n", over)
 	}
+	for _, c := range sk.Cuts {
+		if c.Skipped > 0 {
+			fmt.Fprintf(w, "  %s: %s skipped (%s)\n", c.Root, num(c.Skipped), c.Reason)
+		} else {
+			fmt.Fprintf(w, "  %s: %s\n", c.Root, c.Reason)
+		}
+	}
 }
 
 func writeTools(w io.Writer, tl report.ToolsReport) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,4 +149,23 @@ func BenchmarkExactTokens(b *testing.B) {
 	for b.Loop() {
 		tok.Count(prompt)
 	}
+}
+
+// The report says where a discovery bound stopped the skills search.
+func TestReportSkillsDiscovery(t *testing.T) {
+	files := map[string]string{"r.toml": "[[tools]]\nname = \"read\"\n"}
+	for i := range 1001 {
+		files[fmt.Sprintf("big/skills/s%04d/SKILL.md", i)] = fmt.Sprintf("---\nname: s%04d\n---\n", i)
+	}
+	dir := writeFiles(t, files)
+	p := func(name string) string { return filepath.Join(dir, name) }
+
+	code, out, errOut := cli("report", "list", "-workspace", p("big"), "-request", p("r.toml"))
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, " of 1000 eligible, 1000 found;")
+	assert.Contains(t, out, "\n  "+p("big/skills")+": search stopped: at most 1000 entries are read per skills folder\n")
+
+	var b strings.Builder
+	writeSkills(&b, report.SkillsReport{Cuts: []report.SkillsCut{{Root: "/opt/skills", Reason: "at most 2000 skills are read across all skills folders", Skipped: 1234}}})
+	assert.Contains(t, b.String(), "\n  /opt/skills: 1,234 skipped (at most 2000 skills are read across all skills folders)\n")
 }

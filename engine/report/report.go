@@ -118,6 +118,16 @@ type SkillsReport struct {
 	Entries      []SkillBlock     `json:"entries"`
 	Skipped      []skills.Skipped `json:"skipped"`
 	Problems     []skills.Problem `json:"problems"`
+	Cuts         []SkillsCut      `json:"cuts"`
+}
+
+// SkillsCut is a discovery bound that stopped the search of a skills
+// root: Skipped skill folders were found there but not read, and under
+// the entries bound the rest of the root was not listed at all.
+type SkillsCut struct {
+	Root    string `json:"root"`
+	Reason  string `json:"reason"`
+	Skipped int    `json:"skipped"`
 }
 
 // SkillBlock is one listed skill and the size of its catalog block.
@@ -250,6 +260,10 @@ func skillsReport(r *engine.Result) SkillsReport {
 	}
 	if s.Problems == nil {
 		s.Problems = []skills.Problem{}
+	}
+	s.Cuts = make([]SkillsCut, 0, len(c.Cuts))
+	for _, cut := range c.Cuts {
+		s.Cuts = append(s.Cuts, SkillsCut{Root: cut.Root, Reason: cut.Reason, Skipped: cut.Skipped})
 	}
 	shown := 0
 	if catalog := r.SkillsSize.Text; catalog != "" {

@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -236,4 +238,24 @@ func TestReportSkillSizesFollowTheCatalogPartial(t *testing.T) {
 			assert.Zero(t, b.BlockChars, b.Name)
 		}
 	})
+}
+
+// A skills search cut by a discovery bound is in the report.
+func TestReportSkillsCuts(t *testing.T) {
+	files := map[string]string{"AGENTS.md": "rules"}
+	for i := range 1100 {
+		files[fmt.Sprintf("skills/s%04d/SKILL.md", i)] = fmt.Sprintf("---\nname: s%04d\n---\n", i)
+	}
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}, Tools: []engine.Tool{{Name: "read"}}}
+	res := packtest.Render(t, packtest.PackWith(t, sysprompt.Pack, nil), req, engine.WithFS(packtest.Workspace(t, files)))
+	rep := report.Build(res, nil).Skills
+	assert.Equal(t, 1000, rep.Found)
+	assert.Equal(t, []report.SkillsCut{{Root: "/ws/skills", Reason: "search stopped: at most 1000 entries are read per skills folder"}}, rep.Cuts)
+
+	data, err := json.Marshal(rep)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"cuts":[{"root":"/ws/skills","reason":"search stopped: at most 1000 entries are read per skills folder","skipped":0}]`)
+
+	res = packtest.Render(t, packtest.PackWith(t, sysprompt.Pack, nil), req, engine.WithFS(packtest.Workspace(t, map[string]string{"AGENTS.md": "rules"})))
+	assert.Equal(t, []report.SkillsCut{}, report.Build(res, nil).Skills.Cuts, "no cut: an empty list, not null")
 }
