@@ -348,6 +348,7 @@ func TestAdversarialManySkills(t *testing.T) {
 		assert.Equal(t, bound, cat.Eligible)
 		assert.Equal(t, []skills.Cut{{Root: "/ws/skills", Reason: "search stopped: at most 1000 entries are read per skills folder"}}, cat.Cuts)
 		assert.Empty(t, cat.Problems)
+		assert.Empty(t, cat.Warnings)
 		assert.Positive(t, cat.Listed)
 		assert.LessOrEqual(t, cat.Listed, res.Settings.MaxSkillsInPrompt)
 		assert.Len(t, cat.Skills, cat.Listed)

@@ -258,6 +258,9 @@ func writeSkills(w io.Writer, sk report.SkillsReport) {
 			fmt.Fprintf(w, "  %s: %s\n", c.Root, c.Reason)
 		}
 	}
+	if n := len(sk.Warnings); n > 0 {
+		fmt.Fprintf(w, "  %d %s (report detail lists them)\n", n, map[bool]string{true: "warning", false: "warnings"}[n == 1])
+	}
 }
 
 func writeTools(w io.Writer, tl report.ToolsReport) {
@@ -289,6 +292,12 @@ func writeDetail(w io.Writer, r report.Report) {
 			fmt.Fprintf(w, "  %s (%s): %s\n", s.Name, s.Location, s.Reason)
 		}
 		for _, p := range sk.Problems {
+			fmt.Fprintf(w, "  %s\n", p.String())
+		}
+	}
+	if len(sk.Warnings) > 0 {
+		fmt.Fprintln(w, "\nSkill warnings:")
+		for _, p := range sk.Warnings {
 			fmt.Fprintf(w, "  %s\n", p.String())
 		}
 	}

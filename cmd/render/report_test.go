@@ -151,12 +151,15 @@ func BenchmarkExactTokens(b *testing.B) {
 	}
 }
 
-// The report says where a discovery bound stopped the skills search.
+// The report says where a discovery bound stopped the skills search, which
+// skills were skipped for their names, and which names are only warned of.
 func TestReportSkillsDiscovery(t *testing.T) {
 	files := map[string]string{"r.toml": "[[tools]]\nname = \"read\"\n"}
 	for i := range 1001 {
 		files[fmt.Sprintf("big/skills/s%04d/SKILL.md", i)] = fmt.Sprintf("---\nname: s%04d\n---\n", i)
 	}
+	files["small/skills/Bad_Name/SKILL.md"] = "---\ndescription: d\n---\n"
+	files["small/skills/renamed/SKILL.md"] = "---\nname: new-name\n---\n"
 	dir := writeFiles(t, files)
 	p := func(name string) string { return filepath.Join(dir, name) }
 
@@ -164,6 +167,14 @@ func TestReportSkillsDiscovery(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, " of 1000 eligible, 1000 found;")
 	assert.Contains(t, out, "\n  "+p("big/skills")+": search stopped: at most 1000 entries are read per skills folder\n")
+
+	code, out, errOut = cli("report", "detail", "-workspace", p("small"), "-request", p("r.toml"))
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "\n  1 warning (report detail lists them)\n")
+	assert.Contains(t, out, "\nSkills not listed:\n  Bad_Name ("+p("small/skills/Bad_Name/SKILL.md")+
+		`): invalid name "Bad_Name" (the folder's name): may hold only lowercase letters a-z, digits and hyphens`+"\n")
+	assert.Contains(t, out, "\nSkill warnings:\n  "+p("small/skills/renamed/SKILL.md")+`:2: name "new-name" differs from its folder "renamed"`+"\n")
+	assert.NotContains(t, out, "search stopped")
 
 	var b strings.Builder
 	writeSkills(&b, report.SkillsReport{Cuts: []report.SkillsCut{{Root: "/opt/skills", Reason: "at most 2000 skills are read across all skills folders", Skipped: 1234}}})

@@ -118,6 +118,7 @@ type SkillsReport struct {
 	Entries      []SkillBlock     `json:"entries"`
 	Skipped      []skills.Skipped `json:"skipped"`
 	Problems     []skills.Problem `json:"problems"`
+	Warnings     []skills.Problem `json:"warnings"`
 	Cuts         []SkillsCut      `json:"cuts"`
 }
 
@@ -260,6 +261,10 @@ func skillsReport(r *engine.Result) SkillsReport {
 	}
 	if s.Problems == nil {
 		s.Problems = []skills.Problem{}
+	}
+	s.Warnings = c.Warnings
+	if s.Warnings == nil {
+		s.Warnings = []skills.Problem{}
 	}
 	s.Cuts = make([]SkillsCut, 0, len(c.Cuts))
 	for _, cut := range c.Cuts {

@@ -14,6 +14,7 @@ import (
 	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/report"
+	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/internal/packtest"
 )
 
@@ -240,22 +241,41 @@ func TestReportSkillSizesFollowTheCatalogPartial(t *testing.T) {
 	})
 }
 
-// A skills search cut by a discovery bound is in the report.
-func TestReportSkillsCuts(t *testing.T) {
-	files := map[string]string{"AGENTS.md": "rules"}
+// What discovery could not take in is in the report: a search cut by a
+// bound, a skill skipped for its name, a name unlike its folder's.
+func TestReportSkillsCutsAndNames(t *testing.T) {
+	files := map[string]string{
+		"AGENTS.md":                 "rules",
+		"skills/Bad_Name/SKILL.md":  "---\ndescription: d\n---\n",
+		"skills/z-renamed/SKILL.md": "---\nname: new-name\n---\n",
+	}
 	for i := range 1100 {
 		files[fmt.Sprintf("skills/s%04d/SKILL.md", i)] = fmt.Sprintf("---\nname: s%04d\n---\n", i)
 	}
 	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}, Tools: []engine.Tool{{Name: "read"}}}
 	res := packtest.Render(t, packtest.PackWith(t, sysprompt.Pack, nil), req, engine.WithFS(packtest.Workspace(t, files)))
 	rep := report.Build(res, nil).Skills
-	assert.Equal(t, 1000, rep.Found)
+
+	// skills/ lists Bad_Name first (MemMapFs lists in byte order),
+	// then 999 of the s folders; z-renamed is never read.
+	assert.Equal(t, 999, rep.Found)
 	assert.Equal(t, []report.SkillsCut{{Root: "/ws/skills", Reason: "search stopped: at most 1000 entries are read per skills folder"}}, rep.Cuts)
+	require.NotEmpty(t, rep.Skipped)
+	assert.Equal(t, skills.Skipped{Name: "Bad_Name", Location: "/ws/skills/Bad_Name/SKILL.md", Source: skills.Workspace,
+		Reason: `invalid name "Bad_Name" (the folder's name): may hold only lowercase letters a-z, digits and hyphens`}, rep.Skipped[0])
+	assert.Empty(t, rep.Warnings)
 
 	data, err := json.Marshal(rep)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"cuts":[{"root":"/ws/skills","reason":"search stopped: at most 1000 entries are read per skills folder","skipped":0}]`)
 
-	res = packtest.Render(t, packtest.PackWith(t, sysprompt.Pack, nil), req, engine.WithFS(packtest.Workspace(t, map[string]string{"AGENTS.md": "rules"})))
-	assert.Equal(t, []report.SkillsCut{}, report.Build(res, nil).Skills.Cuts, "no cut: an empty list, not null")
+	delete(files, "skills/Bad_Name/SKILL.md")
+	for i := range 1100 {
+		delete(files, fmt.Sprintf("skills/s%04d/SKILL.md", i))
+	}
+	res = packtest.Render(t, packtest.PackWith(t, sysprompt.Pack, nil), req, engine.WithFS(packtest.Workspace(t, files)))
+	rep = report.Build(res, nil).Skills
+	assert.Equal(t, 1, rep.Listed)
+	assert.Equal(t, []skills.Problem{{Path: "/ws/skills/z-renamed/SKILL.md", Line: 2, Message: `name "new-name" differs from its folder "z-renamed"`}}, rep.Warnings)
+	assert.Equal(t, []report.SkillsCut{}, rep.Cuts, "no cut: an empty list, not null")
 }

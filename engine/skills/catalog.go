@@ -35,6 +35,7 @@ type Catalog struct {
 	// Skipped is every skill not listed and why, sorted by name, then location.
 	Skipped  []Skipped
 	Problems []Problem
+	Warnings []Problem
 	// Cuts say where a discovery bound stopped the search.
 	Cuts []Cut
 }
@@ -75,6 +76,7 @@ func Build(found Found, p Policy, lim Limits, measure MeasureFunc) (Catalog, err
 		Found:        len(found.Skills),
 		Eligible:     len(eligible),
 		Problems:     found.Problems,
+		Warnings:     found.Warnings,
 		Cuts:         found.Cuts,
 	}
 

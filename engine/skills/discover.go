@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sysprompt/sysprompt/vfs"
@@ -29,10 +30,13 @@ const (
 type Found struct {
 	// Skills are the loaded skills that won their name, sorted by name.
 	Skills []Skill
-	// Skipped holds shadowed skills and skills with broken SKILL.md files.
+	// Skipped holds shadowed skills, skills with broken SKILL.md files
+	// and skills with invalid names.
 	Skipped []Skipped
 	// Problems explain broken files and folders that were not searched.
 	Problems []Problem
+	// Warnings are flaws in skills that were loaded all the same.
+	Warnings []Problem
 	// Cuts say where a bound stopped the search, in root order.
 	Cuts []Cut
 }
@@ -67,6 +71,7 @@ func Discover(ctx context.Context, roots []Root, opts Options) (Found, error) {
 	sortSkills(found.Skills)
 	slices.SortFunc(found.Skipped, compareSkipped)
 	slices.SortFunc(found.Problems, compareProblems)
+	slices.SortFunc(found.Warnings, compareProblems)
 	return found, nil
 }
 
@@ -246,6 +251,20 @@ func (w *walker) load(skillPath, folderRel, folder string) {
 			Reason: "broken front matter: " + parsed.err.Error()})
 		return
 	}
+	if msg := nameProblem(parsed.name); msg != "" {
+		where := "the folder's name"
+		if parsed.nameLine > 0 {
+			where = "line " + strconv.Itoa(parsed.nameLine)
+		}
+		w.found.Skipped = append(w.found.Skipped, Skipped{Name: parsed.name, Location: location, Source: w.root.Source,
+			Reason: fmt.Sprintf("invalid name %q (%s): %s", parsed.name, where, msg)})
+		return
+	}
+	if parsed.name != folder {
+		// Only advice: the prompt shows the name, wherever the folder is.
+		w.found.Warnings = append(w.found.Warnings, Problem{Path: location, Line: parsed.nameLine,
+			Message: fmt.Sprintf("name %q differs from its folder %q", parsed.name, folder)})
+	}
 	if i, ok := w.winners[parsed.name]; ok {
 		prev := &w.found.Skills[i]
 		w.found.Skipped = append(w.found.Skipped, Skipped{Name: parsed.name, Location: location, Source: w.root.Source,
@@ -314,6 +333,7 @@ func shortenHome(p, home string) string {
 // parsedFile is the outcome of reading one SKILL.md.
 type parsedFile struct {
 	name, description string
+	nameLine          int
 	meta              Metadata
 	version           string
 	err               *lineError // broken front matter or oversize file
@@ -339,6 +359,9 @@ func parseSkillFile(files Files, name, folder string) (parsedFile, error) {
 		return p, nil
 	}
 	p.name = cmp.Or(fm.name, folder)
+	if fm.name != "" {
+		p.nameLine = fm.nameLine
+	}
 	p.description = fm.description
 	p.meta = fm.meta
 	return p, nil

@@ -149,8 +149,8 @@ func TestDiscoverDeterministicUnderShuffledListings(t *testing.T) {
 	base := memFS(t, files)
 	want, err := Discover(context.Background(), []Root{workspaceRoot(base)}, Options{})
 	require.NoError(t, err)
-	require.Len(t, want.Skills, 7)
-	require.Len(t, want.Skipped, 8)
+	require.Len(t, want.Skills, 5)
+	require.Len(t, want.Skipped, 10, "5 shadowed, 4 with invalid names, 1 broken")
 
 	for seed := range uint64(20) {
 		fsys := shuffledFS{Fs: base, rng: rand.New(rand.NewPCG(seed, seed))}
@@ -325,6 +325,63 @@ func TestDiscoverUnreadableIsReported(t *testing.T) {
 	found, err = Discover(context.Background(), []Root{{Source: Workspace, Files: memFiles(failFS{Fs: base, failStat: map[string]bool{"skills": true}}), Dir: "skills", Display: "/w"}}, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, []Problem{{Path: "/w", Message: "cannot read skills folder: permission denied"}}, found.Problems)
+}
+
+func TestDiscoverValidatesNames(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	fsys := memFS(t, map[string]string{
+		"skills/pdf/SKILL.md":          skillMD("name: pdf"),
+		"skills/x1-2y/SKILL.md":        skillMD("name: x1-2y"),
+		"skills/" + long + "/SKILL.md": skillMD("name: " + long),
+		"skills/too-long/SKILL.md":     skillMD("name: " + long + "a"),
+		"skills/upper/SKILL.md":        skillMD("description: d", "name: Upper"),
+		"skills/space/SKILL.md":        skillMD("name: pdf tools"),
+		"skills/under/SKILL.md":        skillMD("name: pdf_tools"),
+		"skills/accent/SKILL.md":       skillMD("name: café"),
+		"skills/lead/SKILL.md":         skillMD("name: -pdf"),
+		"skills/trail/SKILL.md":        skillMD("name: pdf-"),
+		"skills/double/SKILL.md":       skillMD("name: pdf--tools"),
+		"skills/My Notes/SKILL.md":     skillMD("description: no name, so the folder's"),
+		"skills/group/notes/SKILL.md":  skillMD("name: pdf-notes"),
+	})
+	// An invalid skill in the workspace does not shadow a bundled one.
+	bundled := memFS(t, map[string]string{"Upper/SKILL.md": skillMD("name: upper")})
+	roots := []Root{workspaceRoot(fsys), {Source: Bundled, Files: memFiles(bundled), Dir: ".", Display: "/opt/skills"}}
+	found, err := Discover(context.Background(), roots, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{long, "pdf", "pdf-notes", "upper", "x1-2y"}, names(found.Skills))
+	assert.Empty(t, found.Problems)
+
+	loc := func(folder string) string { return "/home/ana/agent/skills/" + folder + "/SKILL.md" }
+	skipped := func(name, folder, reason string) Skipped {
+		return Skipped{Name: name, Location: loc(folder), Source: Workspace, Reason: reason}
+	}
+	letters := "may hold only lowercase letters a-z, digits and hyphens"
+	assert.Equal(t, []Skipped{
+		skipped("-pdf", "lead", `invalid name "-pdf" (line 2): must not start or end with a hyphen`),
+		skipped("My Notes", "My Notes", `invalid name "My Notes" (the folder's name): `+letters),
+		skipped("Upper", "upper", `invalid name "Upper" (line 3): `+letters),
+		skipped(long+"a", "too-long", `invalid name "`+long+`a" (line 2): must be at most 64 characters`),
+		skipped("café", "accent", `invalid name "café" (line 2): `+letters),
+		skipped("pdf tools", "space", `invalid name "pdf tools" (line 2): `+letters),
+		skipped("pdf-", "trail", `invalid name "pdf-" (line 2): must not start or end with a hyphen`),
+		skipped("pdf--tools", "double", `invalid name "pdf--tools" (line 2): must not hold two hyphens in a row`),
+		skipped("pdf_tools", "under", `invalid name "pdf_tools" (line 2): `+letters),
+	}, found.Skipped)
+	// A name unlike its folder's is listed all the same, with a warning.
+	assert.Equal(t, []Problem{
+		{Path: loc("group/notes"), Line: 2, Message: `name "pdf-notes" differs from its folder "notes"`},
+		{Path: "/opt/skills/Upper/SKILL.md", Line: 2, Message: `name "upper" differs from its folder "Upper"`},
+	}, found.Warnings)
+}
+
+func TestNameProblem(t *testing.T) {
+	for _, ok := range []string{"a", "0", "a-b", "pdf2-x9", strings.Repeat("z", 64)} {
+		assert.Empty(t, nameProblem(ok), ok)
+	}
+	for _, bad := range []string{"", "-", "a-", "-a", "a--b", "A", "a.b", "a/b", "a b", "ä", strings.Repeat("z", 65), "a\x00"} {
+		assert.NotEmpty(t, nameProblem(bad), "%q", bad)
+	}
 }
 
 // countingFiles counts the directory entries a discovery reads.

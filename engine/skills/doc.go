@@ -33,7 +33,7 @@
 // "---". Accepted keys (others are ignored, so skills written for other tools
 // still load):
 //
-//	name: pdf-tools             # optional; defaults to the folder name
+//	name: pdf-tools             # optional; defaults to the folder name (see below)
 //	description: Fill PDF forms  # optional; may be empty
 //	metadata:
 //	  os: [linux, darwin]        # list or one string; win32 = windows, macos = darwin
@@ -60,6 +60,11 @@
 // problem), so a walk cannot leave its root. Listings are sorted here, never
 // trusted to come sorted. A SKILL.md over 256 KiB or with broken front
 // matter is skipped and reported with its line; it never fails the build.
+//
+// A name must be 1 to 64 lowercase letters a-z, digits and hyphens, with no
+// hyphen first, last or next to another; a skill named otherwise is
+// skipped, with the reason. A name that differs from its folder's is only
+// a warning (Found.Warnings).
 //
 // Discovery is bounded: at most 1,000 directory entries are read per root,
 // its nested folders included (a folder's listing is read before the

@@ -13,6 +13,7 @@ import (
 // frontMatter is what a SKILL.md declares about itself.
 type frontMatter struct {
 	name        string
+	nameLine    int // the line of the name key, 0 when there is none
 	description string
 	meta        Metadata
 }
@@ -93,6 +94,7 @@ func readKeys(root *yaml.Node, offset int) (frontMatter, error) {
 		var err error
 		switch k.Value {
 		case "name":
+			fm.nameLine = k.Line + offset
 			fm.name, err = scalarText(v, offset, "name")
 			if err == nil && strings.IndexFunc(fm.name, unicode.IsControl) >= 0 {
 				err = errAt(v, offset, "name must be one line of text")
@@ -107,6 +109,29 @@ func readKeys(root *yaml.Node, offset int) (frontMatter, error) {
 		}
 	}
 	return fm, nil
+}
+
+// maxNameLen is the longest skill name the skills format allows.
+const maxNameLen = 64
+
+// nameProblem says how name breaks the skills format's naming rules, or
+// returns "": 1 to 64 lowercase letters, digits and hyphens, with no
+// hyphen first, last or next to another. Tools that follow the format
+// refuse other names, so such a skill would not travel.
+func nameProblem(name string) string {
+	switch {
+	case name == "":
+		return "must not be empty"
+	case len(name) > maxNameLen:
+		return fmt.Sprintf("must be at most %d characters", maxNameLen)
+	case strings.IndexFunc(name, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' }) >= 0:
+		return "may hold only lowercase letters a-z, digits and hyphens"
+	case name[0] == '-' || name[len(name)-1] == '-':
+		return "must not start or end with a hyphen"
+	case strings.Contains(name, "--"):
+		return "must not hold two hyphens in a row"
+	}
+	return ""
 }
 
 func isFence(line []byte) bool {

@@ -21,7 +21,7 @@ func TestParseFrontMatter(t *testing.T) {
 			in: "---\nname: pdf\ndescription: >\n  Fill PDF\n  forms.\nlicense: MIT\nmetadata:\n  os: [linux, darwin]\n  always: true\n" +
 				"  skillKey: pdf-key\n  primaryEnv: PDF_KEY\n  emoji: x\n  requires:\n    bins: [qpdf]\n    anyBins: [gs, mutool]\n" +
 				"    env: PDF_TOKEN\n    config: [a.b]\n---\nbody\n",
-			want: frontMatter{name: "pdf", description: "Fill PDF forms.", meta: Metadata{
+			want: frontMatter{name: "pdf", nameLine: 2, description: "Fill PDF forms.", meta: Metadata{
 				OS: []string{"linux", "darwin"}, Always: true, SkillKey: "pdf-key", PrimaryEnv: "PDF_KEY",
 				Requires: Requirements{Bins: []string{"qpdf"}, AnyBins: []string{"gs", "mutool"}, Env: []string{"PDF_TOKEN"}, Config: []string{"a.b"}},
 			}},
@@ -29,17 +29,17 @@ func TestParseFrontMatter(t *testing.T) {
 		{
 			name: "nested under openclaw, siblings ignored",
 			in:   "---\nname: x\nmetadata: {\"openclaw\": {\"os\": \"darwin\", \"requires\": {\"bins\": [\"brew\"]}}, \"os\": [linux]}\n---\n",
-			want: frontMatter{name: "x", meta: Metadata{OS: []string{"darwin"}, Requires: Requirements{Bins: []string{"brew"}}}},
+			want: frontMatter{name: "x", nameLine: 2, meta: Metadata{OS: []string{"darwin"}, Requires: Requirements{Bins: []string{"brew"}}}},
 		},
 		{name: "empty block", in: "---\n---\n"},
 		{name: "null block", in: "---\n~\n---\n"},
-		{name: "null values", in: "---\nname:\ndescription: ~\nmetadata:\n---\n"},
-		{name: "CRLF and BOM", in: "\ufeff---\r\nname: win\r\ndescription: crlf\r\n---\r\nbody", want: frontMatter{name: "win", description: "crlf"}},
-		{name: "fence with trailing space", in: "--- \nname: a\n---  \n", want: frontMatter{name: "a"}},
-		{name: "numbers are text", in: "---\nname: 42\n---\n", want: frontMatter{name: "42"}},
+		{name: "null values", in: "---\nname:\ndescription: ~\nmetadata:\n---\n", want: frontMatter{nameLine: 2}},
+		{name: "CRLF and BOM", in: "\ufeff---\r\nname: win\r\ndescription: crlf\r\n---\r\nbody", want: frontMatter{name: "win", nameLine: 2, description: "crlf"}},
+		{name: "fence with trailing space", in: "--- \nname: a\n---  \n", want: frontMatter{name: "a", nameLine: 2}},
+		{name: "numbers are text", in: "---\nname: 42\n---\n", want: frontMatter{name: "42", nameLine: 2}},
 		{name: "blank list items dropped", in: "---\nmetadata:\n  os: [\"\", linux, ~]\n---\n", want: frontMatter{meta: Metadata{OS: []string{"linux"}}}},
-		{name: "alias", in: "---\nname: &n shared\ndescription: *n\n---\n", want: frontMatter{name: "shared", description: "shared"}},
-		{name: "body fence ignored", in: "---\nname: a\n---\n---\nname: b\n---\n", want: frontMatter{name: "a"}},
+		{name: "alias", in: "---\nname: &n shared\ndescription: *n\n---\n", want: frontMatter{name: "shared", nameLine: 2, description: "shared"}},
+		{name: "body fence ignored", in: "---\nname: a\n---\n---\nname: b\n---\n", want: frontMatter{name: "a", nameLine: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

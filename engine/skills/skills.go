@@ -97,8 +97,8 @@ type Requirements struct {
 	Config  []string
 }
 
-// Problem is a SKILL.md or folder that could not be loaded. Problems never
-// fail a build; the skill is skipped.
+// Problem is a SKILL.md or folder that could not be loaded, or, as a
+// warning, a flaw in a skill that was. Problems never fail a build.
 type Problem struct {
 	// Path is the display path of the file or folder, like Skill.Location.
 	Path string
