@@ -37,9 +37,8 @@ func TestToolLinesFollowTheTableThenSortTheRest(t *testing.T) {
 	req := engine.Request{Tools: []engine.Tool{
 		{Name: "zeta", Description: "Last one.\nMore detail."},
 		{Name: "Exec"},
-		{Name: "alpha"},
+		{Name: " alpha "},
 		{Name: "READ", Description: "ignored: the table wins"},
-		{Name: " exec "},
 	}}
 	res := render(t, p, req)
 	assert.Equal(t, "I am the agent.\n\nREAD=Read files.;Exec=Run commands.;alpha=;zeta=Last one.;", res.Layers[0].Stable)

@@ -183,6 +183,9 @@ func ParseRequest(name string, src []byte) (Request, error) {
 				e.Line, e.Col = l, c
 			}
 		}
+		if de, ok := err.(*duplicateToolError); ok {
+			de.locate(e, name, src)
+		}
 		return Request{}, e
 	}
 	return req, nil
@@ -237,6 +240,9 @@ func (r *Request) validate() error {
 		if _, err := zone.Load(r.Timezone); err != nil || r.Timezone == "Local" {
 			return &keyError{key: "timezone", err: fmt.Errorf("timezone %q is not a known IANA zone", r.Timezone)}
 		}
+	}
+	if err := checkToolNames(r.Tools); err != nil {
+		return err
 	}
 	for i, c := range r.Contributions {
 		for k := range c.SectionOverrides {
@@ -501,8 +507,7 @@ func toolLines(table []pack.ToolEntry, tools []Tool) []view.ToolLine {
 	byName := map[string]Tool{}
 	var order []string
 	for _, t := range tools {
-		name := strings.TrimSpace(t.Name)
-		key := strings.ToLower(name)
+		name, key := strings.TrimSpace(t.Name), toolKey(t.Name)
 		if name == "" || slices.Contains(order, key) {
 			continue
 		}

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
 )
 
@@ -76,6 +78,47 @@ func TestParseRequestErrors(t *testing.T) {
 			assert.Equal(t, tc.want, err.Error())
 		})
 	}
+}
+
+// Two tools with one name would reach the prompt as one; the request is
+// refused instead, naming where each is written.
+func TestParseRequestRefusesDuplicateToolNames(t *testing.T) {
+	const hint = " (names are compared trimmed, ignoring case)"
+	cases := []struct{ name, src, want string }{
+		{"toml tables", "mode = \"full\"\n[[tools]]\nname = \"read\"\n[[tools]]\nname = \"exec\"\n[tools.schema]\ntype = \"object\"\n\n[[tools]]\n  name = \"Read\"\n",
+			`r:10:3: tool name given twice: tools[0] "read" at r:3:1 and tools[2] "Read" at r:10:3` + hint},
+		{"toml name not first", "[[tools]]\ndescription = \"x\"\nname = \"a\"\n[[tools]]\nname = \" a \"\n",
+			`r:5:1: tool name given twice: tools[0] "a" at r:3:1 and tools[1] " a " at r:5:1` + hint},
+		{"toml inline array", "tools = [\n  { name = \"a\" },\n  { name = \"b\" }, { name = \"A\" },\n]\n",
+			`r:3:19: tool name given twice: tools[0] "a" at r:2:3 and tools[2] "A" at r:3:19` + hint},
+		{"json", "{\"tools\": [\n  {\"name\": \"read\", \"schema\": {\"name\": \"x\"}},\n  {\"description\": \"d\", \"name\": \"READ\"}\n]}",
+			`r:3:24: tool name given twice: tools[0] "read" at r:2:4 and tools[1] "READ" at r:3:24` + hint},
+		{"json after other keys", "{\"mode\": \"full\", \"channel\": {\"id\": \"t\"}, \"tools\": [{\"name\": \"x\"}, {\"name\": \"x\"}]}",
+			`r:1:68: tool name given twice: tools[0] "x" at r:1:53 and tools[1] "x" at r:1:68` + hint},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := engine.ParseRequest("r", []byte(tc.src))
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+			var e *engine.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, engine.PhaseRequest, e.Phase)
+		})
+	}
+
+	req, err := engine.ParseRequest("r", []byte("[[tools]]\nname = \"read\"\n[[tools]]\nname = \"reader\"\n[[tools]]\nname = \"\"\n[[tools]]\n"))
+	require.NoError(t, err, "distinct names, and nameless tools, which are never listed")
+	assert.Len(t, req.Tools, 4)
+}
+
+// A request built in Go is held to the same rule; it has no positions.
+func TestRenderRefusesDuplicateToolNames(t *testing.T) {
+	e, err := engine.New(sysprompt.Pack)
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), engine.Request{Tools: []engine.Tool{{Name: "read"}, {Name: "exec"}, {Name: "Exec "}}})
+	require.Error(t, err)
+	assert.Equal(t, `tool name given twice: tools[1] "exec" and tools[2] "Exec " (names are compared trimmed, ignoring case)`, err.Error())
 }
 
 func TestExampleRequestsParse(t *testing.T) {

@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/sysprompt/sysprompt/engine/internal/strict"
+)
+
+// toolKey is what tells two tools apart: the name trimmed, in lower case.
+// The prompt lists a tool once per key.
+func toolKey(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+
+// duplicateToolError is two tools of a request with the same key. The
+// request is refused rather than one of them dropped, which would leave
+// the model offered two tools that the prompt lists as one.
+type duplicateToolError struct {
+	first, second int       // indices into Request.Tools
+	names         [2]string // as written
+	at            [2]string // "file:line:col" of each name, when known
+}
+
+func (d *duplicateToolError) Error() string {
+	where := func(i int) string {
+		if d.at[i] == "" {
+			return ""
+		}
+		return " at " + d.at[i]
+	}
+	return fmt.Sprintf("tool name given twice: tools[%d] %q%s and tools[%d] %q%s (names are compared trimmed, ignoring case)",
+		d.first, d.names[0], where(0), d.second, d.names[1], where(1))
+}
+
+// checkToolNames refuses the first tool whose key an earlier tool has.
+// Nameless tools are not listed, so they cannot clash.
+func checkToolNames(tools []Tool) error {
+	seen := make(map[string]int, len(tools))
+	for i, t := range tools {
+		key := toolKey(t.Name)
+		if key == "" {
+			continue
+		}
+		if j, ok := seen[key]; ok {
+			return &duplicateToolError{first: j, second: i, names: [2]string{tools[j].Name, t.Name}}
+		}
+		seen[key] = i
+	}
+	return nil
+}
+
+// locate places e on the second name in the request file src (named name)
+// and names both positions in its message.
+func (d *duplicateToolError) locate(e *Error, name string, src []byte) {
+	var pos []strict.Pos
+	if trimmed := bytes.TrimSpace(src); len(trimmed) > 0 && trimmed[0] == '{' {
+		pos = jsonToolNamePositions(src)
+	} else {
+		pos = tomlToolNamePositions(string(src), d.second+1)
+	}
+	for k, i := range [2]int{d.first, d.second} {
+		if i < len(pos) && pos[i].Line > 0 {
+			d.at[k] = fmt.Sprintf("%s:%d:%d", name, pos[i].Line, pos[i].Col)
+		}
+	}
+	if d.second < len(pos) {
+		e.Line, e.Col = pos[d.second].Line, pos[d.second].Col
+	}
+}
+
+// tomlToolNamePositions returns where the name of each of the first n
+// tools is written: its name key in a [[tools]] table, or the element of
+// an inline tools array.
+func tomlToolNamePositions(src string, n int) []strict.Pos {
+	doc := strict.ScanTOML(src)
+	if elems := doc.Elements("", 0, "tools"); len(elems) > 0 {
+		return elems
+	}
+	pos := make([]strict.Pos, n)
+	for i := range pos {
+		if p, ok := doc.Key("tools", i, "name"); ok {
+			pos[i] = p
+		} else if p, ok := doc.Table("tools", i); ok {
+			pos[i] = p
+		}
+	}
+	return pos
+}
+
+// jsonToolNamePositions returns where the "name" key of each element of
+// the top-level "tools" array is written; a zero Pos for an element
+// without one. The document has been decoded already, so a token error
+// only ends the search early.
+func jsonToolNamePositions(src []byte) []strict.Pos {
+	dec := json.NewDecoder(bytes.NewReader(src))
+	if !openObject(dec) {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if key != "tools" {
+			if dec.Decode(new(json.RawMessage)) != nil {
+				return nil
+			}
+			continue
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return nil
+		}
+		var out []strict.Pos
+		for dec.More() {
+			out = append(out, jsonNamePos(dec, src))
+		}
+		return out
+	}
+	return nil
+}
+
+// jsonNamePos reads one array element and returns where its "name" key
+// is written.
+func jsonNamePos(dec *json.Decoder, src []byte) strict.Pos {
+	var at strict.Pos
+	if !openObject(dec) {
+		dec.Decode(new(json.RawMessage))
+		return at
+	}
+	for dec.More() {
+		start := int(dec.InputOffset())
+		for start < len(src) && strings.IndexByte(" \t\r\n,", src[start]) >= 0 {
+			start++
+		}
+		key, err := dec.Token()
+		if err != nil {
+			return at
+		}
+		if key == "name" {
+			at = offsetPos(src, start)
+		}
+		if dec.Decode(new(json.RawMessage)) != nil {
+			return at
+		}
+	}
+	dec.Token() // the closing brace
+	return at
+}
+
+// openObject reads a '{' token, or reports that the next token is not one.
+func openObject(dec *json.Decoder) bool {
+	tok, err := dec.Token()
+	return err == nil && tok == json.Delim('{')
+}
+
+// offsetPos is the 1-based line and column (in bytes) of a byte offset.
+func offsetPos(src []byte, offset int) strict.Pos {
+	before := src[:offset]
+	return strict.Pos{Line: bytes.Count(before, []byte("\n")) + 1, Col: offset - bytes.LastIndexByte(before, '\n')}
+}
