@@ -16,6 +16,11 @@
 // of the request's harness, the stable ones above the boundary and the
 // dynamic ones below it.
 //
+// Nothing a pack or a request says can hang or exhaust the host: every
+// render is held to Limits (output, value sizes, work, steps, depth; see
+// WithLimits) and honours its context inside a section, and requests
+// are bounded in size and depth before they are parsed.
+//
 // Errors are *Error values, or an ErrorList from New, naming the file,
 // line and column. The tools over a Result (the context report, Explain,
 // Compare) are in package report; the types templates see are in package

@@ -54,27 +54,14 @@ func callsTemplates(n parse.Node) bool {
 	return found
 }
 
-// countIterations puts a step call at the top of every range body under n.
-func countIterations(tree *parse.Tree, n parse.Node) {
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n == nil {
-			return
+// countIterations puts a step call at the top of every range body
+// under root.
+func countIterations(tree *parse.Tree, root *parse.ListNode) {
+	walk(root, func(n parse.Node) {
+		if r, ok := n.(*parse.RangeNode); ok {
+			r.List.Nodes = append([]parse.Node{call(tree, r.Position(), funcs.StepFunc)}, r.List.Nodes...)
 		}
-		for _, c := range n.Nodes {
-			countIterations(tree, c)
-		}
-	case *parse.RangeNode:
-		countIterations(tree, n.List)
-		countIterations(tree, n.ElseList)
-		n.List.Nodes = append([]parse.Node{call(tree, n.Position(), funcs.StepFunc)}, n.List.Nodes...)
-	case *parse.IfNode:
-		countIterations(tree, n.List)
-		countIterations(tree, n.ElseList)
-	case *parse.WithNode:
-		countIterations(tree, n.List)
-		countIterations(tree, n.ElseList)
-	}
+	})
 }
 
 // call is the node {{name}} at pos: an action calling a function of no

@@ -55,15 +55,15 @@ func TestDepthLimit(t *testing.T) {
 			"# " + strings.Repeat("[.", 100) + "\n", true},
 		{"toml floats after an inline table", "a = [{}, " + strings.Repeat("1.5, ", 100) + "2.5]", true},
 	}
-	for _, d := range within {
-		var err error
+	decode := func(d doc) error {
 		var v any
 		if d.toml {
-			err = TOML(d.src, &v)
-		} else {
-			err = JSON([]byte(d.src), &v)
+			return TOML(d.src, &v)
 		}
-		assert.NoError(t, err, d.name)
+		return JSON([]byte(d.src), &v)
+	}
+	for _, d := range within {
+		assert.NoError(t, decode(d), d.name)
 	}
 
 	const tomlNest = "tables, arrays and dotted keys nest too deeply"
@@ -86,14 +86,7 @@ func TestDepthLimit(t *testing.T) {
 		{doc{"toml array of tables", "[[" + strings.Repeat("a.", MaxDepth-2) + "a]]\nb = [1]", true}, 2, 5, tomlNest},
 	}
 	for _, d := range over {
-		var err error
-		var v any
-		if d.toml {
-			err = TOML(d.src, &v)
-		} else {
-			err = JSON([]byte(d.src), &v)
-		}
-		assert.EqualError(t, err, fmt.Sprintf("%d:%d: %s (limit %d)", d.line, d.col, d.msg, MaxDepth), d.name)
+		assert.EqualError(t, decode(d.doc), fmt.Sprintf("%d:%d: %s (limit %d)", d.line, d.col, d.msg, MaxDepth), d.name)
 	}
 }
 
