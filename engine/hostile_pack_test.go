@@ -177,3 +177,18 @@ func TestPromptOutputBound(t *testing.T) {
 		assert.ErrorContains(t, err, "section two: output exceeds the prompt output bound of 1500 bytes")
 	}
 }
+
+// The marker partials New runs once with sample values are held to the
+// output bound like every other execution.
+func TestNewBoundsTheMarkerCheck(t *testing.T) {
+	p := packWith(t, nil)
+	text, err := fs.ReadFile(p, "templates/bootstrap.tmpl")
+	require.NoError(t, err)
+	hostile := `{{- define "missing_marker" -}}{{ $s := repeat 1000000 "x" }}{{ range until 2000 }}{{ $s }}{{ end }}{{end}}` +
+		"\n" + `{{- define "unused_marker" -}}`
+	addFile(p, "templates/bootstrap.tmpl", strings.Replace(string(text), `{{- define "missing_marker" -}}`, hostile, 1))
+	_, err = engine.New(p)
+	le, ok := errors.AsType[*engine.LimitError](err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, funcs.BoundSectionOutput, le.Bound)
+}

@@ -591,6 +591,7 @@ func (m *markers) Binary(display string) string {
 // broken user partial fails at New rather than mid-render.
 func (e *Engine) checkMarkers() *Error {
 	set := e.newRenderSet()
+	set.meter.Start(context.Background())
 	for _, c := range []struct {
 		name string
 		data any
@@ -603,8 +604,9 @@ func (e *Engine) checkMarkers() *Error {
 		if t == nil {
 			return &Error{Phase: PhaseParse, File: pack.TemplatesDir, Err: fmt.Errorf("the pack defines no %q partial", c.name)}
 		}
-		var b strings.Builder
-		if err := t.Execute(&b, c.data); err != nil {
+		set.buf.Reset()
+		set.meter.Partial()
+		if err := t.Execute(set.meter, c.data); err != nil {
 			return execError(&pack.Section{File: pack.TemplatesDir}, err)
 		}
 	}

@@ -20,8 +20,9 @@ import (
 var bounded = map[string]func(m *Meter, orig any) any{
 	"repeat": func(m *Meter, _ any) any {
 		return func(count int, s string) string {
-			m.want("repeat", mulSize(count, len(s)))
-			m.charge("repeat", count*len(s))
+			size := mulSize(count, len(s))
+			m.want("repeat", size)
+			m.charge("repeat", size)
 			return strings.Repeat(s, count)
 		}
 	},

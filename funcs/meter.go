@@ -136,7 +136,7 @@ func (m *Meter) leave() string {
 
 // charge adds n to the render's work, failing past the work bound.
 func (m *Meter) charge(fn string, n int) {
-	if m.work += n; m.work > m.limits.Work {
+	if m.work += max(n, 0); m.work > m.limits.Work {
 		panic(&LimitError{Bound: BoundWork, Limit: m.limits.Work, Func: fn})
 	}
 }

@@ -1,8 +1,8 @@
 package strict
 
 import (
-	"bytes"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -25,13 +25,13 @@ const (
 
 // checkInput refuses a document that is too large, is not UTF-8, or
 // nests deeper than MaxDepth, before any recursive parse.
-func checkInput(src []byte, toml bool) error {
+func checkInput(src string, toml bool) error {
 	limit := MaxBytes
 	if toml {
 		limit = MaxTOMLBytes
 	}
 	if len(src) > limit {
-		line, col := position(src, int64(limit))
+		line, col := position([]byte(src[:limit]), int64(limit))
 		return &PosError{Line: line, Col: col, Msg: fmt.Sprintf("document is larger than %d bytes", limit)}
 	}
 	if err := checkEncoding(src); err != nil {
@@ -46,16 +46,16 @@ func checkInput(src []byte, toml bool) error {
 // checkEncoding refuses byte-order marks (UTF-8's is legal but almost
 // always an editor's accident; UTF-16's means the file is not UTF-8)
 // and any invalid UTF-8, at the first bad byte.
-func checkEncoding(src []byte) error {
-	for _, bom := range [][]byte{{0xEF, 0xBB, 0xBF}, {0xFE, 0xFF}, {0xFF, 0xFE}} {
-		if bytes.HasPrefix(src, bom) {
+func checkEncoding(src string) error {
+	for _, bom := range []string{"\xEF\xBB\xBF", "\xFE\xFF", "\xFF\xFE"} {
+		if strings.HasPrefix(src, bom) {
 			return &PosError{Line: 1, Col: 1, Msg: "document starts with a byte-order mark; save it as UTF-8 without one"}
 		}
 	}
 	for i := 0; i < len(src); {
-		r, size := utf8.DecodeRune(src[i:])
+		r, size := utf8.DecodeRuneInString(src[i:])
 		if r == utf8.RuneError && size == 1 {
-			line, col := position(src, int64(i))
+			line, col := position([]byte(src[:i]), int64(i))
 			return &PosError{Line: line, Col: col, Msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02X); documents must be UTF-8", src[i])}
 		}
 		i += size
@@ -72,18 +72,18 @@ type tooDeep struct {
 
 var withinBounds = tooDeep{offset: -1}
 
-func (t tooDeep) err(src []byte) error {
+func (t tooDeep) err(src string) error {
 	if t.offset < 0 {
 		return nil
 	}
-	line, col := position(src, int64(t.offset))
+	line, col := position([]byte(src[:t.offset]), int64(t.offset))
 	return &PosError{Line: line, Col: col, Msg: fmt.Sprintf("%s (limit %d)", t.what, MaxDepth)}
 }
 
 const nestedTooDeep = "arrays and objects nest too deeply"
 
 // jsonDepth finds the first bracket that opens level MaxDepth+1.
-func jsonDepth(src []byte) tooDeep {
+func jsonDepth(src string) tooDeep {
 	depth := 0
 	for i := 0; i < len(src); i++ {
 		switch src[i] {
@@ -103,7 +103,7 @@ func jsonDepth(src []byte) tooDeep {
 // skipBasicString returns the index of the closing quote of a string
 // whose body starts at i (or len(src)-1 when it never closes), honouring
 // backslash escapes.
-func skipBasicString(src []byte, i int) int {
+func skipBasicString(src string, i int) int {
 	for ; i < len(src); i++ {
 		switch src[i] {
 		case '\\':
@@ -122,7 +122,7 @@ func skipBasicString(src []byte, i int) int {
 // proportion to the square of its full path. It is a lexer's view, not
 // a parser's: it tells headers, keys and values apart and skips strings
 // and comments, and leaves every other judgement to the decoder.
-func tomlDepth(src []byte) tooDeep {
+func tomlDepth(src string) tooDeep {
 	type level struct {
 		array bool
 		inner int // the depth of what the array or table holds directly
@@ -148,7 +148,7 @@ func tomlDepth(src []byte) tooDeep {
 			}
 			i-- // let the newline be seen
 		case c == '"' || c == '\'':
-			i = skipTOMLString(src, i)
+			i = stringEnd(src, i) - 1
 		case c == '\n' && len(stack) == 0:
 			inKey, inHeader, parts = true, false, 1
 		case inKey && len(stack) == 0 && !inHeader && c == '[':
@@ -195,44 +195,4 @@ func tomlDepth(src []byte) tooDeep {
 		}
 	}
 	return withinBounds
-}
-
-// skipTOMLString returns the index of the last byte of the string that
-// opens at i: basic or literal, single- or multi-line.
-func skipTOMLString(src []byte, i int) int {
-	q := src[i]
-	if bytes.HasPrefix(src[i:], []byte{q, q, q}) {
-		end := bytes.Index(src[i+3:], []byte{q, q, q})
-		for q == '"' && end >= 0 && escaped(src, i+3+end) {
-			next := bytes.Index(src[i+3+end+1:], []byte{q, q, q})
-			if next < 0 {
-				end = -1
-				break
-			}
-			end += 1 + next
-		}
-		if end < 0 {
-			return len(src) - 1
-		}
-		return i + 3 + end + 2
-	}
-	if q == '\'' {
-		for j := i + 1; j < len(src); j++ {
-			if src[j] == '\'' || src[j] == '\n' {
-				return j
-			}
-		}
-		return len(src) - 1
-	}
-	return skipBasicString(src, i+1)
-}
-
-// escaped reports whether the byte at i follows an odd run of
-// backslashes.
-func escaped(src []byte, i int) bool {
-	n := 0
-	for j := i - 1; j >= 0 && src[j] == '\\'; j-- {
-		n++
-	}
-	return n%2 == 1
 }

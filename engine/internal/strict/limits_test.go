@@ -53,6 +53,9 @@ func TestDepthLimit(t *testing.T) {
 			"c = \"\"\"\n" + strings.Repeat("[.", 100) + "\\\"\"\"\n" + strings.Repeat("[.", 100) + "\"\"\"\n" +
 			"d = '''\n" + strings.Repeat("{.", 100) + "'''\n" +
 			"# " + strings.Repeat("[.", 100) + "\n", true},
+		{"toml multi-line strings ending in extra quotes", "a = \"\"\"x\"\"\"\"\nb = \"" + strings.Repeat("[", 40) + "\"\n" +
+			"s = \"\"\"\"This,\" she said, \"is just a pointless statement.\"\"\"\"\n" +
+			"l = '''x'''''\nc = '" + strings.Repeat("{", 40) + "'", true},
 		{"toml floats after an inline table", "a = [{}, " + strings.Repeat("1.5, ", 100) + "2.5]", true},
 	}
 	decode := func(d doc) error {
@@ -81,6 +84,9 @@ func TestDepthLimit(t *testing.T) {
 		{doc{"toml dotted key", "x = 1\n" + strings.Repeat("a.", MaxDepth) + "a = 1", true}, 2, 2 * MaxDepth, tomlNest},
 		{doc{"toml header", "[" + strings.Repeat("a.", MaxDepth) + "a]", true}, 1, 2*MaxDepth + 1, tomlNest},
 		{doc{"toml inline key", "a = {" + strings.Repeat("b.", MaxDepth) + "b = 1}", true}, 1, 2*MaxDepth + 3, tomlNest},
+		// A string ending in extra quotes once hid the rest of the
+		// document from the scan.
+		{doc{"toml key after extra quotes", "a = \"\"\"x\"\"\"\"\n" + strings.Repeat("b.", MaxDepth) + "b = 1", true}, 2, 2 * MaxDepth, tomlNest},
 		// The header's parts count towards every key below it.
 		{doc{"toml key under a deep header", "[" + strings.Repeat("a.", MaxDepth-2) + "a]\nb.c = 1", true}, 2, 2, tomlNest},
 		{doc{"toml array of tables", "[[" + strings.Repeat("a.", MaxDepth-2) + "a]]\nb = [1]", true}, 2, 5, tomlNest},

@@ -42,7 +42,7 @@ func (e *PosError) Error() string {
 // over MaxBytes, one nesting deeper than MaxDepth, and one that is not
 // UTF-8 is refused before it is parsed.
 func TOML(src string, v any) error {
-	if err := checkInput([]byte(src), true); err != nil {
+	if err := checkInput(src, true); err != nil {
 		return err
 	}
 	md, err := toml.Decode(src, v)
@@ -228,7 +228,7 @@ func LocateKey(src, key string) (line, col int) {
 // keys and trailing data. Like TOML, it first refuses a document over
 // MaxBytes, one nesting deeper than MaxDepth, and one that is not UTF-8.
 func JSON(src []byte, v any) error {
-	if err := checkInput(src, false); err != nil {
+	if err := checkInput(string(src), false); err != nil {
 		return err
 	}
 	w := newJSONWalker(src)

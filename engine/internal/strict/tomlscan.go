@@ -42,7 +42,11 @@ type tomlEntry struct {
 // ScanTOML records where every header, key and array element of src is
 // written.
 func ScanTOML(src string) *TOMLDoc {
-	s := &tomlScanner{lines: strings.Split(src, "\n"), seen: map[string]int{}}
+	s := &tomlScanner{src: src, lines: strings.Split(src, "\n"), seen: map[string]int{}}
+	s.starts = make([]int, len(s.lines))
+	for i := 1; i < len(s.lines); i++ {
+		s.starts[i] = s.starts[i-1] + len(s.lines[i-1]) + 1
+	}
 	for s.i = 0; s.i < len(s.lines); s.i++ {
 		s.line()
 	}
@@ -50,7 +54,9 @@ func ScanTOML(src string) *TOMLDoc {
 }
 
 type tomlScanner struct {
+	src     string
 	lines   []string
+	starts  []int          // the offset in src of each line
 	i       int            // current line, 0-based
 	table   string         // current table
 	n       int            // which header of that name it is
@@ -96,7 +102,7 @@ func (s *tomlScanner) line() {
 // line, recording an array's elements; it leaves s.i on the value's last
 // line.
 func (s *tomlScanner) value(key tomlEntry, at int) {
-	c := &cursor{lines: s.lines, i: s.i, j: at}
+	c := &cursor{src: s.src, lines: s.lines, starts: s.starts, i: s.i, j: at}
 	c.space()
 	switch {
 	case c.peek() == '[':
@@ -148,8 +154,10 @@ func (s *tomlScanner) array(key tomlEntry, c *cursor) {
 
 // cursor is a position in a document's lines.
 type cursor struct {
-	lines []string
-	i, j  int
+	src    string
+	lines  []string
+	starts []int
+	i, j   int
 }
 
 func (c *cursor) done() bool { return c.i >= len(c.lines) }
@@ -176,31 +184,41 @@ func (c *cursor) skipBare() {
 	}
 }
 
-// skipString skips the string at the cursor: basic or literal, on one
-// line or (tripled quotes) over several.
+// skipString skips the string at the cursor.
 func (c *cursor) skipString() {
-	line := c.lines[c.i]
-	q := line[c.j]
-	delim := string(q)
-	if strings.HasPrefix(line[c.j:], strings.Repeat(delim, 3)) {
+	end := stringEnd(c.src, c.starts[c.i]+c.j)
+	for c.i+1 < len(c.starts) && c.starts[c.i+1] <= end {
+		c.i++
+	}
+	c.j = end - c.starts[c.i]
+}
+
+// stringEnd returns the offset just past the TOML string whose opening
+// quote is src[i]: basic or literal, on one line or (tripled quotes)
+// over several, where up to two more quotes after the closing three
+// belong to the text. An unterminated string ends at the end of its line
+// (or of src, when tripled): the decoder reports it.
+func stringEnd(src string, i int) int {
+	q := src[i]
+	delim := src[i : i+1]
+	if strings.HasPrefix(src[i:], strings.Repeat(delim, 3)) {
 		delim = strings.Repeat(delim, 3)
 	}
-	c.j += len(delim)
-	for !c.done() {
-		line = c.lines[c.i]
-		if end := closing(line[c.j:], delim, q == '"'); end >= 0 {
-			c.j += end + len(delim)
-			for len(delim) == 3 && c.peek() == q {
-				c.j++ // up to two quotes may end the string's text
-			}
-			return
+	j, limit := i+len(delim), len(src)
+	if len(delim) == 1 {
+		if nl := strings.IndexByte(src[j:], '\n'); nl >= 0 {
+			limit = j + nl
 		}
-		if len(delim) == 1 {
-			c.j = len(line) // unterminated: the decoder has said so already
-			return
-		}
-		c.nextLine()
 	}
+	end := closing(src[j:limit], delim, q == '"')
+	if end < 0 {
+		return limit
+	}
+	j += end + len(delim)
+	for extra := 0; len(delim) == 3 && extra < 2 && j < len(src) && src[j] == q; extra++ {
+		j++
+	}
+	return j
 }
 
 // closing finds delim in s, skipping backslash escapes in a basic string.
