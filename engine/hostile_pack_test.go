@@ -57,7 +57,11 @@ func TestHostileTemplatesEndInABoundError(t *testing.T) {
 		{"until from a variable", `{{ $n := 100000000 }}{{ range until $n }}x{{ end }}`, "", funcs.BoundValue, "until"},
 		{"untilStep", `{{ $n := 100000000 }}{{ untilStep 0 $n 1 }}`, "", funcs.BoundValue, "untilStep"},
 		{"seq", `{{ $n := 100000000 }}{{ seq $n }}`, "", funcs.BoundValue, "seq"},
-		{"long empty loops", `{{ range until 60000 }}{{ end }}{{ range until 60000 }}{{ end }}`, "", funcs.BoundSteps, ""},
+		{"long empty loops", `{{ range until 60000 }}{{ range until 10 }}{{ end }}{{ end }}`, "", funcs.BoundSteps, ""},
+		{"a template calling a large one many times", `{{ template "many" }}`, `{{ define "many" }}` + strings.Repeat(`{{ template "leaf" }}`, 1000) + `{{ end }}{{ define "leaf" }}` + strings.Repeat(`{{ 1 }}`, 1000) + `{{ end }}`, funcs.BoundSteps, ""},
+		{"comparing large strings in a loop", `{{ $a := repeat 1000000 "x" }}{{ $b := repeat 1000000 "x" }}{{ range until 60000 }}{{ if eq $a $b $b $b }}{{ end }}{{ end }}`, "", funcs.BoundWork, "comparison"},
+		{"indexing with a large key", `{{ $k := repeat 1000000 "x" }}{{ $m := dict "a" 1 }}{{ range until 60000 }}{{ index $m $k }}{{ end }}`, "", funcs.BoundWork, "comparison"},
+		{"ranging over a large map again and again", `{{ $m := split "x" (repeat 20000 "x") }}{{ range until 1000 }}{{ range $m }}{{ break }}{{ end }}{{ end }}`, "", funcs.BoundWork, "range"},
 		{"range over an integer", `{{ $n := 100000000 }}{{ range $n }}{{ end }}`, "", funcs.BoundSteps, ""},
 		{"loops in loops", `{{ range until 1000 }}{{ range until 1000 }}{{ end }}{{ end }}`, "", funcs.BoundSteps, ""},
 		{"templates calling each other twice, 41 deep", `{{ template "t0" }}`, chain(), funcs.BoundSteps, ""},
@@ -124,7 +128,7 @@ func TestLintRefusesConstantsOverABound(t *testing.T) {
 		{`{{ "x" | repeat 10000000000 }}`, `sections/hostile.md.tmpl:5:10: section hostile: repeat: the result would take about 10000000000 bytes, over the value size bound of 1048576`},
 		{"\n{{ range until 100000000 }}{{ end }}", `sections/hostile.md.tmpl:6:10: section hostile: until: the result would take about 1600000000 bytes, over the value size bound of 1048576`},
 		{`{{ seq 1 10000000000 }}`, `sections/hostile.md.tmpl:5:4: section hostile: seq: the result would take about 160000000000 bytes, over the value size bound of 1048576`},
-		{`{{ range 100000000 }}{{ end }}`, `sections/hostile.md.tmpl:5:10: section hostile: more than 100000 template calls and range iterations in one render (the steps bound)`},
+		{`{{ range 100000000 }}{{ end }}`, `sections/hostile.md.tmpl:5:10: section hostile: more than 500000 template nodes executed in one render, counting each call and each range iteration (the steps bound)`},
 		{`{{ printf "%999999d%999999d" 1 2 }}`, `sections/hostile.md.tmpl:5:4: section hostile: printf: the result would take about 2000014 bytes, over the value size bound of 1048576`},
 	}
 	for _, tc := range cases {

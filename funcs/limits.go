@@ -7,8 +7,8 @@ import (
 // Limits bound what the templates of one render may do, whatever the pack
 // says. A zero field takes its default from DefaultLimits. The defaults
 // are far above what a real prompt needs (the built-in pack writes about
-// 40 KB and runs a few hundred steps), so only a runaway template meets
-// them.
+// 40 KB and executes a few thousand template nodes), so only a runaway
+// template meets them.
 type Limits struct {
 	// SectionOutput is how many bytes one section (or one include) may
 	// write.
@@ -24,8 +24,10 @@ type Limits struct {
 	// the sizes of every argument and result added up, in the same
 	// units.
 	Work int
-	// Steps is how many templates one render may execute (sections,
-	// partials, template, block and include calls) plus range iterations.
+	// Steps is how much template one render may execute, in nodes
+	// (text, actions, control structures): each template's body counts
+	// once per call and each range body once per iteration, whatever
+	// they write or call.
 	Steps int
 	// Depth is how deeply template calls may nest.
 	Depth int
@@ -38,7 +40,7 @@ func DefaultLimits() Limits {
 		PromptOutput:  4 << 20,
 		Value:         1 << 20,
 		Work:          64 << 20,
-		Steps:         100_000,
+		Steps:         500_000,
 		Depth:         100,
 	}
 }
@@ -95,7 +97,7 @@ func (e *LimitError) Error() string {
 	case BoundPromptOutput:
 		return fmt.Sprintf("output exceeds the prompt output bound of %d bytes for all sections together", e.Limit)
 	case BoundSteps:
-		return fmt.Sprintf("more than %d template calls and range iterations in one render (the steps bound)", e.Limit)
+		return fmt.Sprintf("more than %d template nodes executed in one render, counting each call and each range iteration (the steps bound)", e.Limit)
 	case BoundDepth:
 		return fmt.Sprintf("template calls nest more than %d deep (the template depth bound)", e.Limit)
 	case BoundWork:

@@ -3,22 +3,32 @@ package funcs
 import (
 	"bytes"
 	"context"
+	"math/bits"
 	"reflect"
 	"text/template"
 )
 
-// The names of the functions a compiled pack calls to let a Meter count:
-// at the start of every template and every range iteration (StepFunc),
-// and around every template's body (EnterFunc, LeaveFunc). They are not
-// in the map New returns, so a pack cannot call them itself.
+// The names of the functions a compiled pack calls to let a Meter count
+// and weigh what text/template does on its own. They are not in the map
+// New returns, so a pack cannot call them itself.
 const (
-	StepFunc  = "_sysprompt_step"
+	// EnterFunc and LeaveFunc frame every template's body; EnterFunc
+	// takes the body's size in nodes.
 	EnterFunc = "_sysprompt_enter"
 	LeaveFunc = "_sysprompt_leave"
+	// StepFunc starts every range body and takes its size in nodes.
+	StepFunc = "_sysprompt_step"
+	// ChargeFunc passes a value on unchanged, charging its size; it is
+	// put in front of the variables and pipelines handed to the
+	// comparison and indexing builtins, whose cost grows with them.
+	ChargeFunc = "_sysprompt_charge"
+	// RangedFunc passes on the value a range iterates, charging the sort
+	// a map's keys get.
+	RangedFunc = "_sysprompt_ranged"
 )
 
-// ctxEvery is how many steps, or bytes of output, pass between looks at
-// the context.
+// ctxEvery is how many bytes of output pass between looks at the
+// context.
 const ctxEvery = 256
 
 // Meter holds one render set to its Limits. It is the writer executions
@@ -32,7 +42,7 @@ type Meter struct {
 	ctx    context.Context
 
 	// per render
-	steps, depth, work, kept int
+	steps, depth, work, kept, charges int
 
 	// per execution
 	allowance int
@@ -106,27 +116,27 @@ func (m *Meter) Write(p []byte) (int, error) {
 	return m.out.Write(p)
 }
 
-// step counts a template execution or a range iteration.
-func (m *Meter) step() (string, error) {
-	if m.steps++; m.steps > m.limits.Steps {
-		return "", &LimitError{Bound: BoundSteps, Limit: m.limits.Steps}
+// step counts n nodes of a template about to run, and looks at the
+// context. Like every failure inside a function it panics, and
+// text/template turns that into an execution error.
+func (m *Meter) step(n int) string {
+	if m.steps += max(n, 1); m.steps > m.limits.Steps {
+		panic(&LimitError{Bound: BoundSteps, Limit: m.limits.Steps})
 	}
-	if m.steps%ctxEvery == 0 {
-		if err := m.ctx.Err(); err != nil {
-			return "", err
-		}
+	if err := m.ctx.Err(); err != nil {
+		panic(err)
 	}
-	return "", nil
+	return ""
 }
 
-// enter counts a template execution and one level of nesting. A template
-// that fails never leaves, but its failure ends the execution, and the
-// next one starts again at depth zero.
-func (m *Meter) enter() (string, error) {
+// enter counts a template of n nodes and one level of nesting. A
+// template that fails never leaves, but its failure ends the execution,
+// and the next one starts again at depth zero.
+func (m *Meter) enter(n int) string {
 	if m.depth++; m.depth > m.limits.Depth {
-		return "", &LimitError{Bound: BoundDepth, Limit: m.limits.Depth}
+		panic(&LimitError{Bound: BoundDepth, Limit: m.limits.Depth})
 	}
-	return m.step()
+	return m.step(n)
 }
 
 func (m *Meter) leave() string {
@@ -134,10 +144,32 @@ func (m *Meter) leave() string {
 	return ""
 }
 
+// chargeValue charges v's shallow size and hands it on untouched.
+func (m *Meter) chargeValue(v reflect.Value) reflect.Value {
+	m.charge("comparison", shallow(v))
+	return v
+}
+
+// ranged charges a map's key sort and hands v on untouched.
+func (m *Meter) ranged(v any) any {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Map {
+		n := rv.Len()
+		m.charge("range", mulSize(mulSize(n, elementSize), bits.Len(uint(n))))
+	}
+	return v
+}
+
 // charge adds n to the render's work, failing past the work bound.
+// Every so many calls it looks at the context too, so that a loop of
+// cheap calls in one step still stops at a deadline.
 func (m *Meter) charge(fn string, n int) {
 	if m.work += max(n, 0); m.work > m.limits.Work {
 		panic(&LimitError{Bound: BoundWork, Limit: m.limits.Work, Func: fn})
+	}
+	if m.charges++; m.charges%64 == 0 {
+		if err := m.ctx.Err(); err != nil {
+			panic(err)
+		}
 	}
 }
 
@@ -196,6 +228,7 @@ func (m *Meter) Funcs(fm template.FuncMap) template.FuncMap {
 	}
 	out["printf"] = m.printf
 	out[StepFunc], out[EnterFunc], out[LeaveFunc] = m.step, m.enter, m.leave
+	out[ChargeFunc], out[RangedFunc] = m.chargeValue, m.ranged
 	return out
 }
 

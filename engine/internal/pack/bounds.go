@@ -2,6 +2,7 @@ package pack
 
 import (
 	"errors"
+	"strconv"
 	"text/template"
 	"text/template/parse"
 
@@ -9,15 +10,16 @@ import (
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
-// instrument makes the templates of the set count themselves: every
-// range body starts with a call to funcs.StepFunc, and the body of every
-// template that calls another (template, block or include) is framed by
-// calls to funcs.EnterFunc and funcs.LeaveFunc. text/template offers no
-// hook per template or per iteration, and without one a pack can loop,
-// or call templates from templates, for as long as it likes while
-// writing nothing and calling no other function. A template that calls
-// none runs once per call from one that is counted, so it needs no
-// frame of its own. The calls print nothing.
+// instrument makes the templates of the set count and weigh what
+// text/template does on its own, which no function of the map sees: a
+// pack could otherwise loop, or call templates from templates, for as
+// long as it likes while writing nothing and calling no function. Every
+// template's body is framed by funcs.EnterFunc (given its size in
+// nodes) and funcs.LeaveFunc, every range body starts with
+// funcs.StepFunc (given its size) and hands what it ranges over through
+// funcs.RangedFunc, and the variables and pipelines given to the
+// comparison and indexing builtins pass through funcs.ChargeFunc. The
+// added calls print nothing and change no value.
 func instrument(set *template.Template) {
 	done := map[*parse.Tree]bool{}
 	for _, t := range set.Templates() {
@@ -27,50 +29,94 @@ func instrument(set *template.Template) {
 		}
 		done[tree] = true
 		root := tree.Root
-		countIterations(tree, root)
-		if !callsTemplates(root) {
-			continue
-		}
+		size := nodes(root)
+		walk(root, func(n parse.Node) {
+			switch n := n.(type) {
+			case *parse.RangeNode:
+				n.List.Nodes = append([]parse.Node{call(tree, n.Position(), funcs.StepFunc, nodes(n.List))}, n.List.Nodes...)
+				n.Pipe.Cmds = append(n.Pipe.Cmds, command(tree, n.Pipe.Position(), funcs.RangedFunc))
+			case *parse.CommandNode:
+				chargeArgs(tree, n)
+			}
+		})
 		pos := root.Position()
-		nodes := make([]parse.Node, 0, len(root.Nodes)+2)
-		nodes = append(nodes, call(tree, pos, funcs.EnterFunc))
-		nodes = append(nodes, root.Nodes...)
-		nodes = append(nodes, call(tree, pos, funcs.LeaveFunc))
-		root.Nodes = nodes
+		framed := make([]parse.Node, 0, len(root.Nodes)+2)
+		framed = append(framed, call(tree, pos, funcs.EnterFunc, size))
+		framed = append(framed, root.Nodes...)
+		framed = append(framed, call(tree, pos, funcs.LeaveFunc, -1))
+		root.Nodes = framed
 	}
 }
 
-// callsTemplates reports whether anything under n executes a template.
-func callsTemplates(n parse.Node) bool {
-	found := false
-	walk(n, func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.TemplateNode:
-			found = true
-		case *parse.IdentifierNode:
-			found = found || n.Ident == "include"
+// weighedBuiltins are text/template's builtins whose cost grows with
+// their arguments: comparing or hashing a long string.
+var weighedBuiltins = map[string]bool{"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true, "index": true}
+
+// chargeArgs routes the plain variables ($x) and pipelines given to a
+// weighed builtin through funcs.ChargeFunc. Those are where a large
+// value built by a function can reach it; fields of the dot are the
+// caller's data, bounded when it was read. A variable or pipeline gives
+// the builtin the same value with the charge in between, so the result
+// and any error are unchanged.
+func chargeArgs(tree *parse.Tree, cmd *parse.CommandNode) {
+	id, ok := cmd.Args[0].(*parse.IdentifierNode)
+	if !ok || !weighedBuiltins[id.Ident] {
+		return
+	}
+	for i, a := range cmd.Args[1:] {
+		switch a := a.(type) {
+		case *parse.PipeNode:
+			if len(a.Decl) == 0 {
+				a.Cmds = append(a.Cmds, command(tree, a.Position(), funcs.ChargeFunc))
+			}
+		case *parse.VariableNode:
+			if len(a.Ident) == 1 {
+				cmd.Args[i+1] = &parse.PipeNode{NodeType: parse.NodePipe, Pos: a.Position(), Cmds: []*parse.CommandNode{
+					{NodeType: parse.NodeCommand, Pos: a.Position(), Args: []parse.Node{a}},
+					command(tree, a.Position(), funcs.ChargeFunc),
+				}}
+			}
 		}
-	})
-	return found
+	}
 }
 
-// countIterations puts a step call at the top of every range body
-// under root.
-func countIterations(tree *parse.Tree, root *parse.ListNode) {
-	walk(root, func(n parse.Node) {
-		if r, ok := n.(*parse.RangeNode); ok {
-			r.List.Nodes = append([]parse.Node{call(tree, r.Position(), funcs.StepFunc)}, r.List.Nodes...)
+// nodes is the size of a body in nodes, counting both branches of an if
+// or with; a range body is counted on its own, once per iteration.
+func nodes(list *parse.ListNode) int {
+	if list == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range list.Nodes {
+		n++
+		switch c := c.(type) {
+		case *parse.IfNode:
+			n += nodes(c.List) + nodes(c.ElseList)
+		case *parse.WithNode:
+			n += nodes(c.List) + nodes(c.ElseList)
+		case *parse.RangeNode:
+			n += nodes(c.ElseList)
 		}
-	})
+	}
+	return n
 }
 
-// call is the node {{name}} at pos: an action calling a function of no
-// arguments.
-func call(tree *parse.Tree, pos parse.Pos, name string) *parse.ActionNode {
-	id := parse.NewIdentifier(name).SetTree(tree).SetPos(pos)
-	cmd := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{id}}
+// call is the action {{name}}, or {{name arg}} when arg is not negative,
+// at pos.
+func call(tree *parse.Tree, pos parse.Pos, name string, arg int) *parse.ActionNode {
+	cmd := command(tree, pos, name)
+	if arg >= 0 {
+		cmd.Args = append(cmd.Args, &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(arg), Text: strconv.Itoa(arg)})
+	}
 	pipe := &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{cmd}}
 	return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Pipe: pipe}
+}
+
+// command is the command calling the function name with no arguments of
+// its own (it may take a piped value).
+func command(tree *parse.Tree, pos parse.Pos, name string) *parse.CommandNode {
+	id := parse.NewIdentifier(name).SetTree(tree).SetPos(pos)
+	return &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{id}}
 }
 
 // checkConstants finds calls whose constant arguments are sure to pass a
