@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 )
@@ -138,6 +139,102 @@ var bounded = map[string]func(m *Meter, orig any) any{
 	// uniq compares every element with every one it kept.
 	"uniq":     boundedUniq("uniq"),
 	"mustUniq": boundedUniq("mustUniq"),
+	// A regular expression costs its program's size per byte matched.
+	"regexMatch":       boundedRegex("regexMatch", false),
+	"mustRegexMatch":   boundedRegex("mustRegexMatch", false),
+	"regexFind":        boundedRegex("regexFind", false),
+	"mustRegexFind":    boundedRegex("mustRegexFind", false),
+	"regexFindAll":     boundedRegex("regexFindAll", true),
+	"mustRegexFindAll": boundedRegex("mustRegexFindAll", true),
+	"regexSplit":       boundedRegex("regexSplit", true),
+	"mustRegexSplit":   boundedRegex("mustRegexSplit", true),
+	// Comparing values reads them through; without compares each
+	// element with every value to leave out.
+	"deepEqual":   boundedCompare("deepEqual"),
+	"has":         boundedCompare("has"),
+	"mustHas":     boundedCompare("mustHas"),
+	"without":     boundedCompare("without"),
+	"mustWithout": boundedCompare("mustWithout"),
+	// Splitting makes a list element per piece.
+	"split":     boundedSplit("split", func(args []reflect.Value) (string, string, int) { return args[0].String(), args[1].String(), -1 }),
+	"splitList": boundedSplit("splitList", func(args []reflect.Value) (string, string, int) { return args[0].String(), args[1].String(), -1 }),
+	"splitn": boundedSplit("splitn", func(args []reflect.Value) (string, string, int) {
+		return args[0].String(), args[2].String(), int(args[1].Int())
+	}),
+}
+
+// boundedCompare charges a comparing function for what it may read:
+// both values, or for without, the list once per value left out.
+func boundedCompare(name string) func(m *Meter, orig any) any {
+	return func(m *Meter, orig any) any {
+		call := reflect.ValueOf(m.Wrap(name, orig))
+		return reflect.MakeFunc(call.Type(), func(args []reflect.Value) []reflect.Value {
+			left := m.limits.Work - m.work + 1
+			a, b := weighAll(args[0].Interface(), left), weighAll(args[1].Interface(), left)
+			if call.Type().IsVariadic() {
+				a = mulSize(a, args[1].Len()+1)
+			}
+			m.charge(name, addSize(a, b))
+			if call.Type().IsVariadic() {
+				return call.CallSlice(args)
+			}
+			return call.Call(args)
+		}).Interface()
+	}
+}
+
+// boundedRegex charges a regex function for the matching, program size
+// times input, before it runs, and when the function lists matches or
+// pieces, refuses more of them than the value bound holds. The function
+// takes the expression and the text first, then a count when it lists.
+func boundedRegex(name string, lists bool) func(m *Meter, orig any) any {
+	return func(m *Meter, orig any) any {
+		call := reflect.ValueOf(m.Wrap(name, orig))
+		return reflect.MakeFunc(call.Type(), func(args []reflect.Value) []reflect.Value {
+			expr, s := args[0].String(), args[1].String()
+			if re, err := regexp.Compile(expr); err == nil {
+				m.charge(name, mulSize(programSize(expr), len(s)+1))
+				if most := m.limits.Value / elementSize; lists && (args[2].Int() < 0 || args[2].Int() > int64(most)) {
+					if n := len(re.FindAllStringIndex(s, most+1)); n > most {
+						m.want(name, mulSize(n, elementSize))
+					}
+				}
+			}
+			return call.Call(args)
+		}).Interface()
+	}
+}
+
+// programSize is how many instructions expr compiles to, which is what
+// matching costs per byte of input at worst.
+func programSize(expr string) int {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return 1
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 1
+	}
+	return len(prog.Inst)
+}
+
+// boundedSplit refuses, before splitting, more pieces than the value
+// bound holds; args reads the separator, the text and the most pieces
+// wanted (negative for all) from a call's arguments.
+func boundedSplit(name string, args func([]reflect.Value) (sep, s string, n int)) func(m *Meter, orig any) any {
+	return func(m *Meter, orig any) any {
+		call := reflect.ValueOf(m.Wrap(name, orig))
+		return reflect.MakeFunc(call.Type(), func(in []reflect.Value) []reflect.Value {
+			sep, s, n := args(in)
+			pieces := strings.Count(s, sep) + 1
+			if n >= 0 {
+				pieces = min(pieces, n)
+			}
+			m.want(name, mulSize(pieces, elementSize))
+			return call.Call(in)
+		}).Interface()
+	}
 }
 
 func boundedIndent(name string) func(m *Meter, orig any) any {
@@ -280,11 +377,11 @@ func seqRange(p []int) (start, stop, step int, ok bool) {
 // holds at most len(s) + refs*len(s) + matches*len(repl) bytes. Matches
 // are counted only as far as the value bound allows.
 func (m *Meter) regexReplace(fn, re, s, repl string, expand bool) (string, error) {
-	m.charge(fn, len(re)+len(s)+len(repl))
 	r, err := regexp.Compile(re)
 	if err != nil {
 		return "", err
 	}
+	m.charge(fn, addSize(mulSize(programSize(re), len(s)+1), len(repl)))
 	size := len(s)
 	if expand {
 		size = addSize(size, mulSize(strings.Count(repl, "$"), len(s)))

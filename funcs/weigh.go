@@ -25,10 +25,17 @@ func weigh(v any, limit int) (n int, deep bool) {
 	case bool, int, int64, float64:
 		return 1, false
 	}
-	return weighValue(reflect.ValueOf(v), 0, limit)
+	return weighValue(reflect.ValueOf(v), 0, limit, false)
 }
 
-func weighValue(v reflect.Value, depth, limit int) (n int, deep bool) {
+// weighAll is weigh looking into structs and through pointers too: what
+// comparing v with another value may have to read.
+func weighAll(v any, limit int) int {
+	n, _ := weighValue(reflect.ValueOf(v), 0, limit, true)
+	return n
+}
+
+func weighValue(v reflect.Value, depth, limit int, all bool) (n int, deep bool) {
 	switch v.Kind() {
 	case reflect.Invalid:
 		return 0, false
@@ -38,7 +45,19 @@ func weighValue(v reflect.Value, depth, limit int) (n int, deep bool) {
 		if v.IsNil() {
 			return 0, false
 		}
-		return weighValue(v.Elem(), depth, limit)
+		return weighValue(v.Elem(), depth, limit, all)
+	case reflect.Pointer:
+		if v.IsNil() || !all {
+			return 1, false
+		}
+		if depth >= maxValueDepth { // a pointer may lead back round
+			return 0, true
+		}
+		return weighValue(v.Elem(), depth+1, limit, all)
+	case reflect.Struct:
+		if !all {
+			return 1, false
+		}
 	case reflect.Slice, reflect.Array, reflect.Map:
 	default:
 		return 1, false
@@ -49,9 +68,17 @@ func weighValue(v reflect.Value, depth, limit int) (n int, deep bool) {
 	if depth >= maxValueDepth {
 		return 0, true
 	}
+	if v.Kind() == reflect.Struct {
+		for i := 0; i < v.NumField() && n <= limit && !deep; i++ {
+			var w int
+			w, deep = weighValue(v.Field(i), depth+1, limit-n, all)
+			n += w
+		}
+		return n, deep
+	}
 	n = mulSize(v.Len(), elementSize)
 	add := func(e reflect.Value) bool {
-		w, d := weighValue(e, depth+1, limit-n)
+		w, d := weighValue(e, depth+1, limit-n, all)
 		n += w
 		deep = d
 		return !d && n <= limit
