@@ -24,6 +24,12 @@ func ReadFile(fsys afero.Fs, name string, maxBytes int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readRegular(f, name, maxBytes)
+}
+
+// readRegular reads the open file f, refusing anything but a regular
+// file of at most maxBytes; errors name the file name.
+func readRegular(f fs.File, name string, maxBytes int64) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: cause(err)}
@@ -34,13 +40,24 @@ func ReadFile(fsys afero.Fs, name string, maxBytes int64) ([]byte, error) {
 	case !info.Mode().IsRegular():
 		return nil, &NotRegularError{Path: name, Kind: kindName(info.Mode())}
 	}
-	maxBytes = max(maxBytes, 0)
-	data, err := io.ReadAll(io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1))
+	data, err := readAtMost(f, maxBytes)
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: cause(err)}
 	}
+	return data, nil
+}
+
+// readAtMost reads r to its end, or fails wrapping ErrTooLarge when it
+// holds more than maxBytes bytes. It never reads more than maxBytes+1, so
+// a huge or endless source costs no more; a negative limit counts as 0.
+func readAtMost(r io.Reader, maxBytes int64) ([]byte, error) {
+	maxBytes = max(maxBytes, 0)
+	data, err := io.ReadAll(io.LimitReader(r, min(maxBytes, math.MaxInt64-1)+1))
+	if err != nil {
+		return nil, err
+	}
 	if int64(len(data)) > maxBytes {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("more than %d bytes: %w", maxBytes, ErrTooLarge)}
+		return nil, fmt.Errorf("more than %d bytes: %w", maxBytes, ErrTooLarge)
 	}
 	return data, nil
 }

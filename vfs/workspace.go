@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path"
 	"slices"
@@ -281,14 +280,9 @@ func (w *Workspace) ReadFile(name string, maxBytes int64) ([]byte, FileID, error
 		return nil, FileID{}, err
 	}
 	defer f.Close()
-	maxBytes = max(maxBytes, 0)
-	data, err := io.ReadAll(io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1))
+	data, err := readAtMost(f, maxBytes)
 	if err != nil {
 		return nil, FileID{}, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
-	}
-	if int64(len(data)) > maxBytes {
-		return nil, FileID{}, &fs.PathError{Op: "read", Path: w.Display(name),
-			Err: fmt.Errorf("more than %d bytes: %w", maxBytes, ErrTooLarge)}
 	}
 	return data, id, nil
 }
