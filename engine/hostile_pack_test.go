@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
@@ -195,4 +196,39 @@ func TestNewBoundsTheMarkerCheck(t *testing.T) {
 	le, ok := errors.AsType[*engine.LimitError](err)
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, funcs.BoundSectionOutput, le.Bound)
+}
+
+// A partial nested deep enough to overflow text/template's recursive
+// parser (a fatal error, not a panic) is refused by its size before it
+// is parsed.
+func TestDeeplyNestedPartialIsRefusedBeforeParsing(t *testing.T) {
+	const depth = 2_000_000
+	nested := strings.Repeat("{{if 1}}", depth) + strings.Repeat("{{end}}", depth)
+	_, err := engine.New(hostilePack(t, "x", nested))
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "templates/hostile.tmpl")
+	assert.ErrorContains(t, err, "is larger than 1048576 bytes")
+}
+
+// Every kind of file a pack is read from is refused one byte over the
+// bound, by name; a partial of exactly the bound is read.
+func TestPackFilesOverTheSizeBoundAreRefused(t *testing.T) {
+	over := strings.Repeat("#", pack.MaxFileBytes+1)
+	for _, file := range []string{
+		"sections/manifest.toml",
+		"sections/hostile.md.tmpl",
+		"templates/hostile.tmpl",
+		"templates/defaults.toml",
+		"templates/tools.toml",
+		"templates/overlays/big.toml",
+	} {
+		p := hostilePack(t, "x", "")
+		addFile(p, file, over)
+		_, err := engine.New(p)
+		require.Error(t, err, file)
+		assert.ErrorContains(t, err, file+": ", file)
+		assert.ErrorContains(t, err, "is larger than 1048576 bytes", file)
+	}
+	_, err := engine.New(hostilePack(t, "x", strings.Repeat("#", pack.MaxFileBytes)))
+	assert.NoError(t, err, "a partial of exactly the bound")
 }

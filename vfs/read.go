@@ -27,6 +27,16 @@ func ReadFile(fsys afero.Fs, name string, maxBytes int64) ([]byte, error) {
 	return readRegular(f, name, maxBytes)
 }
 
+// ReadFSFile is [ReadFile] for an fs.FS, such as a template pack.
+func ReadFSFile(fsys fs.FS, name string, maxBytes int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readRegular(f, name, maxBytes)
+}
+
 // readRegular reads the open file f, refusing anything but a regular
 // file of at most maxBytes; errors name the file name.
 func readRegular(f fs.File, name string, maxBytes int64) ([]byte, error) {

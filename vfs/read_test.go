@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
@@ -48,4 +49,56 @@ func TestReadFileOfFSThroughReadOnlyFs(t *testing.T) {
 	data, err := ReadFile(afero.NewReadOnlyFs(afero.NewOsFs()), filepath.Join(dir, "a.txt"), 1)
 	require.NoError(t, err, "the read-only open flags pass a ReadOnlyFs")
 	assert.Equal(t, "a", string(data))
+}
+
+func TestReadFSFile(t *testing.T) {
+	fsys := fstest.MapFS{
+		"ten.txt": {Data: []byte("0123456789")},
+		"dir/a":   {Data: []byte("a")},
+		"pipe":    {Mode: fs.ModeNamedPipe},
+	}
+	data, err := ReadFSFile(fsys, "ten.txt", 10)
+	require.NoError(t, err)
+	assert.Equal(t, "0123456789", string(data))
+
+	_, err = ReadFSFile(fsys, "ten.txt", 9)
+	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.ErrorContains(t, err, "ten.txt")
+
+	_, err = ReadFSFile(fsys, "dir", 10)
+	assert.ErrorIs(t, err, ErrIsDir)
+
+	_, err = ReadFSFile(fsys, "pipe", 10)
+	assert.ErrorIs(t, err, ErrNotRegular)
+
+	_, err = ReadFSFile(fsys, "none.txt", 10)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// The read stops one byte past the limit, whatever the file's size.
+func TestReadFSFileReadsNoMoreThanTheLimitAndOne(t *testing.T) {
+	var read int64
+	fsys := endlessFS{read: &read}
+	_, err := ReadFSFile(fsys, "endless", 1000)
+	assert.ErrorIs(t, err, ErrTooLarge)
+	assert.Equal(t, int64(1001), read)
+}
+
+// endlessFS holds one regular file that never ends and counts the bytes
+// read from it.
+type endlessFS struct{ read *int64 }
+
+func (e endlessFS) Open(name string) (fs.File, error) {
+	return endlessFile(e), nil
+}
+
+type endlessFile struct{ read *int64 }
+
+func (f endlessFile) Stat() (fs.FileInfo, error) {
+	return fstest.MapFS{"endless": {}}.Stat("endless")
+}
+func (f endlessFile) Close() error { return nil }
+func (f endlessFile) Read(b []byte) (int, error) {
+	*f.read += int64(len(b))
+	return len(b), nil
 }

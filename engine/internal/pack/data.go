@@ -79,7 +79,7 @@ type defaultsFile struct {
 // leaves one out is told so rather than rendering with a value nobody
 // chose (an explicit [] is a choice).
 func readDefaults(fsys fs.FS) (config.Defaults, BootstrapFiles, diag.ErrorList) {
-	src, err := fs.ReadFile(fsys, defaultsPath)
+	src, err := readFile(fsys, defaultsPath)
 	if err != nil {
 		return config.Defaults{}, BootstrapFiles{}, diag.ErrorList{{Phase: diag.PhaseManifest, File: defaultsPath,
 			Err: fmt.Errorf("cannot read the pack's defaults: %w", err)}}
@@ -196,7 +196,7 @@ func oneOf(c *defaultsCheck, key string, v *string, allowed []string) string {
 
 // readTools reads templates/tools.toml; a pack without it has no table.
 func readTools(fsys fs.FS) ([]ToolEntry, diag.ErrorList) {
-	src, err := fs.ReadFile(fsys, toolsPath)
+	src, err := readFile(fsys, toolsPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -258,7 +258,7 @@ func readOverlays(fsys fs.FS) ([]*Overlay, diag.ErrorList) {
 			continue
 		}
 		file := path.Join(overlaysDir, e.Name())
-		src, err := fs.ReadFile(fsys, file)
+		src, err := readFile(fsys, file)
 		if err != nil {
 			errs = append(errs, &diag.Error{Phase: diag.PhaseManifest, File: file, Err: err})
 			continue

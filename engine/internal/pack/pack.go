@@ -15,6 +15,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // Mode is a prompt mode: full for the main agent, minimal for sub-agents,
@@ -95,6 +96,22 @@ type Pack struct {
 	broken    map[string]bool // section files that failed to load (already reported)
 }
 
+// MaxFileBytes bounds every file read from a pack. The built-in pack's
+// largest file is a few KB; without a bound a hostile file costs memory
+// without end, and templates nested deep enough overflow the stack of
+// text/template's recursive parser, which no recover catches.
+const MaxFileBytes = 1 << 20
+
+// readFile reads one file of the pack, refusing one over MaxFileBytes
+// without reading it all.
+func readFile(fsys fs.FS, name string) ([]byte, error) {
+	data, err := vfs.ReadFSFile(fsys, name, MaxFileBytes)
+	if errors.Is(err, vfs.ErrTooLarge) {
+		return nil, fmt.Errorf("the file is larger than %d bytes", MaxFileBytes)
+	}
+	return data, err
+}
+
 type partialFile struct {
 	file, text string
 }
@@ -105,7 +122,7 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 	var errs diag.ErrorList
 	p := &Pack{Sections: map[string]*Section{}, Harnesses: map[string]*Harness{}, broken: map[string]bool{}}
 
-	src, err := fs.ReadFile(fsys, manifestPath)
+	src, err := readFile(fsys, manifestPath)
 	if err != nil {
 		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: manifestPath, Err: fmt.Errorf("cannot read the manifest: %w", err)}}
 	}
@@ -123,7 +140,7 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 			continue
 		}
 		file := path.Join(sectionsDir, name)
-		text, err := fs.ReadFile(fsys, file)
+		text, err := readFile(fsys, file)
 		if err != nil {
 			errs = append(errs, &diag.Error{Phase: diag.PhaseFrontMatter, File: file, Err: err})
 			continue
@@ -167,7 +184,7 @@ func readPartials(fsys fs.FS) ([]partialFile, diag.ErrorList) {
 		if d.IsDir() || !strings.HasSuffix(p, partialSuffix) {
 			return nil
 		}
-		text, err := fs.ReadFile(fsys, p)
+		text, err := readFile(fsys, p)
 		if err != nil {
 			errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: p, Err: err})
 			return nil
