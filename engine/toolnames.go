@@ -129,16 +129,13 @@ func jsonNamePos(dec *json.Decoder, src []byte) strict.Pos {
 		return at
 	}
 	for dec.More() {
-		start := int(dec.InputOffset())
-		for start < len(src) && strings.IndexByte(" \t\r\n,", src[start]) >= 0 {
-			start++
-		}
+		start := strict.NextJSONToken(dec, src)
 		key, err := dec.Token()
 		if err != nil {
 			return at
 		}
 		if key == "name" {
-			at = offsetPos(src, start)
+			at = strict.Position(src, start)
 		}
 		if dec.Decode(new(json.RawMessage)) != nil {
 			return at
@@ -152,10 +149,4 @@ func jsonNamePos(dec *json.Decoder, src []byte) strict.Pos {
 func openObject(dec *json.Decoder) bool {
 	tok, err := dec.Token()
 	return err == nil && tok == json.Delim('{')
-}
-
-// offsetPos is the 1-based line and column (in bytes) of a byte offset.
-func offsetPos(src []byte, offset int) strict.Pos {
-	before := src[:offset]
-	return strict.Pos{Line: bytes.Count(before, []byte("\n")) + 1, Col: offset - bytes.LastIndexByte(before, '\n')}
 }
