@@ -72,8 +72,8 @@ func TestOSRootSymlinks(t *testing.T) {
 		assert.True(t, errors.As(err, &refused), "Stat %s: %v", name, err)
 		_, _, err = w.ReadFile(name, 100)
 		assert.True(t, errors.As(err, &refused), "ReadFile %s: %v", name, err)
-		_, err = w.ReadDir(name)
-		assert.True(t, errors.As(err, &refused), "ReadDir %s: %v", name, err)
+		_, _, err = w.ReadDirN(name, 10)
+		assert.True(t, errors.As(err, &refused), "ReadDirN %s: %v", name, err)
 	}
 
 	_, err := w.ReadText("dangling.md", Keep{Whole: 100})
@@ -92,7 +92,7 @@ func TestOSRootSymlinks(t *testing.T) {
 	assert.NotZero(t, id.Ino)
 	assert.NotZero(t, id.ChangeTime)
 
-	entries, err := w.ReadDir(".")
+	entries, _, err := w.ReadDirN(".", 100)
 	require.NoError(t, err)
 	var names []string
 	for _, e := range entries {
@@ -158,7 +158,7 @@ func TestOSRootSocketAndFileAsFolder(t *testing.T) {
 			assert.Equal(t, "socket", nr.Kind)
 			assert.Contains(t, err.Error(), filepath.Join(root, "SOUL.md"))
 		}
-		_, err = w.ReadDir("AGENTS.md")
+		_, _, err = w.ReadDirN("AGENTS.md", 10)
 		assert.ErrorIs(t, err, syscall.ENOTDIR, name)
 		assert.Contains(t, err.Error(), "AGENTS.md")
 		w.Close()
@@ -188,7 +188,7 @@ func TestFIFORefusedWithoutBlocking(t *testing.T) {
 				assert.ErrorIs(t, err, ErrNotRegular)
 				_, _, err = w.ReadFile("SOUL.md", 100)
 				assert.ErrorIs(t, err, ErrNotRegular)
-				_, err = w.ReadDir("skills")
+				_, _, err = w.ReadDirN("skills", 10)
 				assert.Error(t, err)
 				id, err := w.Stat("SOUL.md")
 				assert.NoError(t, err, "a stat does not open")

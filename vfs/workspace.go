@@ -144,12 +144,8 @@ type Entry struct {
 	Type fs.FileMode // the type bits only: fs.ModeDir, fs.ModeSymlink, 0 for a regular file, …
 }
 
-const (
-	// maxDirEntries bounds one ReadDir, so a hostile folder costs bounded memory.
-	maxDirEntries = 1 << 16
-	// dirBatch is how many entries one read of a directory asks for.
-	dirBatch = 1024
-)
+// dirBatch is how many entries one read of a directory asks for.
+const dirBatch = 1024
 
 // ErrNotRegular reports a name that leads to something other than a
 // regular file or directory; the error is a *NotRegularError.
@@ -233,19 +229,6 @@ func lstatIfPossible(fsys afero.Fs, name string) (fs.FileInfo, error) {
 		return fi, err
 	}
 	return fsys.Stat(name)
-}
-
-// ReadDir lists the directory name, sorted by name whatever the backing
-// filesystem does, at most 65,536 entries. Entries are not followed.
-func (w *Workspace) ReadDir(name string) ([]Entry, error) {
-	out, more, err := w.ReadDirN(name, maxDirEntries)
-	if err == nil && more {
-		err = &fs.PathError{Op: "readdir", Path: w.Display(name), Err: fmt.Errorf("more than %d entries: %w", maxDirEntries, ErrTooLarge)}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // ReadDirN lists at most n entries of the directory name, reading it in

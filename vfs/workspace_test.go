@@ -53,8 +53,9 @@ func TestWorkspaceMem(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, id.Mode.IsDir())
 
-			entries, err := w.ReadDir("memory")
+			entries, more, err := w.ReadDirN("memory", 10)
 			require.NoError(t, err)
+			assert.False(t, more)
 			var got []string
 			for _, e := range entries {
 				got = append(got, e.Name)
@@ -339,7 +340,7 @@ func TestResolveSymlinks(t *testing.T) {
 	_, err = w.ReadText("linkdir", Keep{Whole: 100})
 	assert.ErrorIs(t, err, ErrIsDir)
 
-	entries, err := w.ReadDir("linkdir")
+	entries, _, err := w.ReadDirN("linkdir", 10)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 	assert.Equal(t, "file.md", entries[0].Name)
