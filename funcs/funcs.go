@@ -10,7 +10,7 @@
 //
 // include needs the template set it runs in and a per-render depth counter, so [New]
 // holds only a stand-in that fails when called; the engine binds the real one per render
-// clone with [NewIncluder].
+// clone with [Meter.Include] (or, unmetered, [NewIncluder]).
 //
 // A [Meter] holds one render to its [Limits]: its copy of the map weighs every call and
 // refuses oversized results before building them, it is the writer sections execute into,

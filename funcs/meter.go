@@ -57,9 +57,6 @@ func NewMeter(limits Limits, out *bytes.Buffer) *Meter {
 	return &Meter{limits: limits.WithDefaults(), out: out, ctx: context.Background()}
 }
 
-// Limits returns the bounds the meter enforces.
-func (m *Meter) Limits() Limits { return m.limits }
-
 // Start begins a render: every counter is zero and ctx is honoured from
 // now on, between steps and between writes.
 func (m *Meter) Start(ctx context.Context) {

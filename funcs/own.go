@@ -44,8 +44,8 @@ func (e *FailError) Error() string {
 	return e.Message
 }
 
-// errIncludeUnbound is what include does until the engine binds it with NewIncluder.
-var errIncludeUnbound = errors.New("include is not bound to a template set; bind it per render with funcs.NewIncluder")
+// errIncludeUnbound is what include does until the engine binds it per render clone.
+var errIncludeUnbound = errors.New("include is not bound to a template set; bind it per render with funcs.Meter.Include or funcs.NewIncluder")
 
 // own returns sysprompt's functions; they replace sprig's of the same name.
 func own() template.FuncMap {
