@@ -57,6 +57,11 @@ func (p *packFS) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	if userInfo != nil && !userInfo.IsDir() {
+		// Opening a named pipe blocks until someone writes to it, and a
+		// device can be read for ever: only regular files are opened.
+		if !userInfo.Mode().IsRegular() {
+			return nil, &NotRegularError{Path: name, Kind: kindName(userInfo.Mode())}
+		}
 		f, err := p.user.Open(name)
 		if err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/spf13/afero"
@@ -273,5 +274,29 @@ func TestReadFileOfFSFIFO(t *testing.T) {
 		assert.ErrorContains(t, err, "named pipe")
 	case <-time.After(5 * time.Second):
 		t.Fatal("reading a named pipe blocked")
+	}
+}
+
+// A named pipe in a user pack folder is refused without being opened:
+// opening it would block until something wrote to it.
+func TestPackRefusesANamedPipe(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sections"), 0o755))
+	if err := syscall.Mkfifo(filepath.Join(dir, "sections", "safety.md.tmpl"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	builtin := fstest.MapFS{"sections/safety.md.tmpl": {Data: []byte("built in")}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := fs.ReadFile(Pack(builtin, OSDir(dir)), "sections/safety.md.tmpl")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var nr *NotRegularError
+		require.ErrorAs(t, err, &nr)
+		assert.Equal(t, "sections/safety.md.tmpl", nr.Path)
+	case <-time.After(10 * time.Second):
+		t.Fatal("opening a named pipe in the pack blocked")
 	}
 }
