@@ -167,19 +167,37 @@ var bounded = map[string]func(m *Meter, orig any) any{
 // both values, or for without, the list once per value left out.
 func boundedCompare(name string) func(m *Meter, orig any) any {
 	return func(m *Meter, orig any) any {
-		call := reflect.ValueOf(m.Wrap(name, orig))
-		return reflect.MakeFunc(call.Type(), func(args []reflect.Value) []reflect.Value {
+		charge := func(a any, b ...any) {
 			left := m.limits.Work - m.work + 1
-			a, b := weighAll(args[0].Interface(), left), weighAll(args[1].Interface(), left)
-			if call.Type().IsVariadic() {
-				a = mulSize(a, args[1].Len()+1)
+			wb := 0
+			for _, v := range b {
+				wb = addSize(wb, weighAll(v, left))
 			}
-			m.charge(name, addSize(a, b))
-			if call.Type().IsVariadic() {
-				return call.CallSlice(args)
+			m.charge(name, addSize(mulSize(weighAll(a, left), len(b)), wb))
+		}
+		switch f := orig.(type) {
+		case func(any, any) bool: // deepEqual, has
+			return func(a, b any) bool { charge(a, b); return f(a, b) }
+		case func(any, any) (bool, error): // mustHas
+			return func(a, b any) (bool, error) { charge(a, b); return f(a, b) }
+		case func(any, ...any) []any: // without
+			return func(l any, omit ...any) []any {
+				charge(l, omit...)
+				r := f(l, omit...)
+				m.weighResult(name, r)
+				return r
 			}
-			return call.Call(args)
-		}).Interface()
+		case func(any, ...any) ([]any, error): // mustWithout
+			return func(l any, omit ...any) ([]any, error) {
+				charge(l, omit...)
+				r, err := f(l, omit...)
+				if err == nil {
+					m.weighResult(name, r)
+				}
+				return r, err
+			}
+		}
+		panic("funcs: " + name + " has a shape boundedCompare does not know")
 	}
 }
 

@@ -293,6 +293,35 @@ func (m *Meter) Wrap(name string, fn any) any {
 			m.charge(name, len(r))
 			return r
 		}
+	case func(any, ...any) any: // default
+		return func(v any, rest ...any) any {
+			m.weighArgs(name, v)
+			m.weighArgs(name, rest...)
+			r := f(v, rest...)
+			m.weighResult(name, r)
+			return r
+		}
+	case func(...any) []any: // list
+		return func(args ...any) []any {
+			m.weighArgs(name, args...)
+			r := f(args...)
+			m.weighResult(name, r)
+			return r
+		}
+	case func(any, any) []any: // append
+		return func(a, b any) []any {
+			m.weighArgs(name, a, b)
+			r := f(a, b)
+			m.weighResult(name, r)
+			return r
+		}
+	case func(map[string]any, string) any: // get
+		return func(d map[string]any, k string) any {
+			m.weighArgs(name, d, k)
+			r := f(d, k)
+			m.weighResult(name, r)
+			return r
+		}
 	}
 	return m.wrapReflect(name, reflect.ValueOf(fn))
 }
