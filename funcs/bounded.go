@@ -86,7 +86,7 @@ var bounded = map[string]func(m *Meter, orig any) any{
 		}
 	},
 	"wrap": func(m *Meter, orig any) any {
-		f := m.Wrap("wrap", orig).(func(int, string) string)
+		f := m.wrap("wrap", orig).(func(int, string) string)
 		return func(width int, s string) string {
 			m.want("wrap", wrappedSize(width, 1, s))
 			return f(width, s)
@@ -207,7 +207,7 @@ func boundedCompare(name string) func(m *Meter, orig any) any {
 // takes the expression and the text first, then a count when it lists.
 func boundedRegex(name string, lists bool) func(m *Meter, orig any) any {
 	return func(m *Meter, orig any) any {
-		call := reflect.ValueOf(m.Wrap(name, orig))
+		call := reflect.ValueOf(m.wrap(name, orig))
 		return reflect.MakeFunc(call.Type(), func(args []reflect.Value) []reflect.Value {
 			expr, s := args[0].String(), args[1].String()
 			if re, err := regexp.Compile(expr); err == nil {
@@ -242,7 +242,7 @@ func programSize(expr string) int {
 // wanted (negative for all) from a call's arguments.
 func boundedSplit(name string, args func([]reflect.Value) (sep, s string, n int)) func(m *Meter, orig any) any {
 	return func(m *Meter, orig any) any {
-		call := reflect.ValueOf(m.Wrap(name, orig))
+		call := reflect.ValueOf(m.wrap(name, orig))
 		return reflect.MakeFunc(call.Type(), func(in []reflect.Value) []reflect.Value {
 			sep, s, n := args(in)
 			pieces := strings.Count(s, sep) + 1

@@ -77,7 +77,7 @@ func (in *Includer) Include(name string, data any) (string, error) {
 func (m *Meter) Include(set *template.Template, maxDepth int) any {
 	in := NewIncluder(set, maxDepth)
 	in.maxOutput = m.limits.SectionOutput
-	return m.Wrap("include", in.Include)
+	return m.wrap("include", in.Include)
 }
 
 // boundedBuilder refuses a write that would take b past left bytes.

@@ -214,14 +214,14 @@ func (m *Meter) weighResult(fn string, v any) {
 func (m *Meter) Funcs(fm template.FuncMap) template.FuncMap {
 	out := make(template.FuncMap, len(fm)+len(textBuiltins)+3)
 	for name, fn := range textBuiltins {
-		out[name] = m.Wrap(name, fn)
+		out[name] = m.wrap(name, fn)
 	}
 	for name, fn := range fm {
 		if b, ok := bounded[name]; ok {
 			out[name] = b(m, fn)
 			continue
 		}
-		out[name] = m.Wrap(name, fn)
+		out[name] = m.wrap(name, fn)
 	}
 	out["printf"] = m.printf
 	out[StepFunc], out[EnterFunc], out[LeaveFunc] = m.step, m.enter, m.leave
@@ -241,10 +241,10 @@ var textBuiltins = map[string]any{
 	"urlquery": template.URLQueryEscaper,
 }
 
-// Wrap returns fn metered: its arguments are charged, and its result is
+// wrap returns fn metered: its arguments are charged, and its result is
 // checked against the value bounds and charged. The common shapes keep
 // their type and skip reflection; the rest go through reflect.MakeFunc.
-func (m *Meter) Wrap(name string, fn any) any {
+func (m *Meter) wrap(name string, fn any) any {
 	switch f := fn.(type) {
 	case func(string) string:
 		return func(s string) string {
