@@ -213,6 +213,15 @@ func (e *Engine) newRenderSet() *renderSet {
 	return set
 }
 
+// partial executes the named helper template (a marker, the skills
+// catalog) into buf, which it resets first, held to the section output
+// bound.
+func (s *renderSet) partial(name string, data any) error {
+	s.buf.Reset()
+	s.meter.Partial()
+	return s.t.ExecuteTemplate(s.meter, name, data)
+}
+
 // Outline is how a harness lays out the pack's sections, for tools that
 // explain a result: the layers' sections in manifest order, then the
 // pack's sections no layer of the harness lists.

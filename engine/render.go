@@ -566,9 +566,7 @@ type markers struct {
 // partial fails on specific values (a path that trips a user's own
 // function), and even then the file's fate is still stated.
 func (m *markers) exec(name string, data any, fallback string) string {
-	m.set.buf.Reset()
-	m.set.meter.Partial()
-	if err := m.set.t.ExecuteTemplate(m.set.meter, name, data); err != nil {
+	if err := m.set.partial(name, data); err != nil {
 		return fallback
 	}
 	return strings.TrimSpace(m.set.buf.String())
@@ -600,13 +598,10 @@ func (e *Engine) checkMarkers() *Error {
 		{"truncation_marker", map[string]any{"Path": "/ws/AGENTS.md", "Kept": 1, "Raw": 2}},
 		{"binary_marker", map[string]any{"Path": "/ws/AGENTS.md"}},
 	} {
-		t := set.t.Lookup(c.name)
-		if t == nil {
+		if set.t.Lookup(c.name) == nil {
 			return &Error{Phase: PhaseParse, File: pack.TemplatesDir, Err: fmt.Errorf("the pack defines no %q partial", c.name)}
 		}
-		set.buf.Reset()
-		set.meter.Partial()
-		if err := t.Execute(set.meter, c.data); err != nil {
+		if err := set.partial(c.name, c.data); err != nil {
 			return execError(&pack.Section{File: pack.TemplatesDir}, err)
 		}
 	}

@@ -135,9 +135,7 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 		}
 		sv := view.SkillsView{Listed: cat.Skills, Descriptions: cat.Descriptions, Note: cat.Note, Eligible: cat.Eligible}
 		if len(sv.Listed) > 0 {
-			set.buf.Reset()
-			set.meter.Partial()
-			if err := set.t.ExecuteTemplate(set.meter, catalogPartial, view.SkillsView{Listed: sv.Listed, Descriptions: sv.Descriptions, Note: sv.Note}); err != nil {
+			if err := set.partial(catalogPartial, view.SkillsView{Listed: sv.Listed, Descriptions: sv.Descriptions, Note: sv.Note}); err != nil {
 				return sessionSkills{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("rendering the skills catalog: %w", err)}
 			}
 			sv.Catalog = set.buf.String()
@@ -199,10 +197,8 @@ func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *config.S
 // catalogChars executes the catalog partial for a list and counts its
 // characters.
 func catalogChars(set *renderSet, list []skills.Skill, descriptions bool, note string) (int, error) {
-	set.buf.Reset()
-	set.meter.Partial()
 	sv := view.SkillsView{Listed: list, Descriptions: descriptions, Note: note}
-	if err := set.t.ExecuteTemplate(set.meter, catalogPartial, sv); err != nil {
+	if err := set.partial(catalogPartial, sv); err != nil {
 		return 0, err
 	}
 	return utf8.RuneCount(set.buf.Bytes()), nil

@@ -291,10 +291,7 @@ func boundedUniq(name string) func(m *Meter, orig any) any {
 func (m *Meter) printf(format string, args ...any) string {
 	m.want("printf", addSize(len(format), formatPadding(format)))
 	m.weighArgs("printf", append([]any{format}, args...)...)
-	r := fmt.Sprintf(format, args...)
-	m.want("printf", len(r))
-	m.charge("printf", len(r))
-	return r
+	return m.weighText("printf", fmt.Sprintf(format, args...))
 }
 
 func fmtSprint(args ...any) string   { return fmt.Sprint(args...) }

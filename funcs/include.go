@@ -58,7 +58,7 @@ func (in *Includer) Include(name string, data any) (string, error) {
 	var b strings.Builder
 	var w io.Writer = &b
 	if in.maxOutput > 0 {
-		w = &boundedBuilder{b: &b, left: in.maxOutput}
+		w = &capped{w: &b, left: in.maxOutput, bound: BoundSectionOutput, limit: in.maxOutput}
 	}
 	if err := in.set.ExecuteTemplate(w, name, data); err != nil {
 		// Pass a depth error up as it is: wrapping it once per level would repeat the
@@ -78,20 +78,6 @@ func (m *Meter) Include(set *template.Template, maxDepth int) any {
 	in := NewIncluder(set, maxDepth)
 	in.maxOutput = m.limits.SectionOutput
 	return m.wrap("include", in.Include)
-}
-
-// boundedBuilder refuses a write that would take b past left bytes.
-type boundedBuilder struct {
-	b    *strings.Builder
-	left int
-}
-
-func (w *boundedBuilder) Write(p []byte) (int, error) {
-	if len(p) > w.left {
-		return 0, &LimitError{Bound: BoundSectionOutput, Limit: w.b.Len() + w.left}
-	}
-	w.left -= len(p)
-	return w.b.Write(p)
 }
 
 // depthError names the include chain that hit the limit.

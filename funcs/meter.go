@@ -3,6 +3,7 @@ package funcs
 import (
 	"bytes"
 	"context"
+	"io"
 	"math/bits"
 	"reflect"
 	"text/template"
@@ -45,44 +46,40 @@ type Meter struct {
 	steps, depth, work, kept, charges int
 
 	// per execution
-	allowance int
-	bound     Bound
-	written   int
-	unchecked int // bytes written since the context was last looked at
+	output    capped // into out
+	unchecked int    // bytes written since the context was last looked at
 }
 
 // NewMeter returns a meter writing into out. A zero field of limits takes
 // its default.
 func NewMeter(limits Limits, out *bytes.Buffer) *Meter {
-	return &Meter{limits: limits.WithDefaults(), out: out, ctx: context.Background()}
+	m := &Meter{limits: limits.WithDefaults(), out: out}
+	m.Start(context.Background())
+	return m
 }
 
 // Start begins a render: every counter is zero and ctx is honoured from
 // now on, between steps and between writes.
 func (m *Meter) Start(ctx context.Context) {
 	*m = Meter{limits: m.limits, out: m.out, ctx: ctx}
+	m.Partial()
 }
 
 // Section begins the execution of one section: its output may take what
 // is left of both the section and the prompt bound. The caller resets
 // the buffer.
 func (m *Meter) Section() {
-	m.begin()
-	m.allowance, m.bound = m.limits.SectionOutput, BoundSectionOutput
-	if left := m.limits.PromptOutput - m.kept; left < m.allowance {
-		m.allowance, m.bound = max(left, 0), BoundPromptOutput
+	m.Partial()
+	if left := m.limits.PromptOutput - m.kept; left < m.output.left {
+		m.output = capped{w: m.out, left: max(left, 0), bound: BoundPromptOutput, limit: m.limits.PromptOutput}
 	}
 }
 
 // Partial begins the execution of a helper partial (a marker, the skills
 // catalog), which only the section output bound limits.
 func (m *Meter) Partial() {
-	m.begin()
-	m.allowance, m.bound = m.limits.SectionOutput, BoundSectionOutput
-}
-
-func (m *Meter) begin() {
-	m.written, m.depth = 0, 0
+	m.depth = 0
+	m.output = capped{w: m.out, left: m.limits.SectionOutput, bound: BoundSectionOutput, limit: m.limits.SectionOutput}
 }
 
 // Kept records that n bytes of section output went into the prompt,
@@ -96,21 +93,30 @@ func (m *Meter) Err() error { return m.ctx.Err() }
 // Write appends p to the output buffer, or refuses it whole when it
 // would pass the execution's output bound or the context is done.
 func (m *Meter) Write(p []byte) (int, error) {
-	if len(p) > m.allowance-m.written {
-		limit := m.limits.SectionOutput
-		if m.bound == BoundPromptOutput {
-			limit = m.limits.PromptOutput
-		}
-		return 0, &LimitError{Bound: m.bound, Limit: limit}
-	}
 	if m.unchecked += len(p); m.unchecked >= ctxEvery<<8 {
 		m.unchecked = 0
 		if err := m.ctx.Err(); err != nil {
 			return 0, err
 		}
 	}
-	m.written += len(p)
-	return m.out.Write(p)
+	return m.output.Write(p)
+}
+
+// capped passes writes on to w until one would take it past left more
+// bytes, and refuses that one whole as passing bound (of limit bytes).
+type capped struct {
+	w     io.Writer
+	left  int
+	bound Bound
+	limit int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if len(p) > c.left {
+		return 0, &LimitError{Bound: c.bound, Limit: c.limit}
+	}
+	c.left -= len(p)
+	return c.w.Write(p)
 }
 
 // step counts n nodes of a template about to run, and looks at the
@@ -245,22 +251,28 @@ var textBuiltins = map[string]any{
 // checked against the value bounds and charged. The common shapes keep
 // their type and skip reflection; the rest go through reflect.MakeFunc.
 func (m *Meter) wrap(name string, fn any) any {
+	if w := m.wrapText(name, fn); w != nil {
+		return w
+	}
+	if w := m.wrapValue(name, fn); w != nil {
+		return w
+	}
+	return m.wrapReflect(name, reflect.ValueOf(fn))
+}
+
+// wrapText wraps the common shapes that make or test strings, or returns
+// nil.
+func (m *Meter) wrapText(name string, fn any) any {
 	switch f := fn.(type) {
 	case func(string) string:
 		return func(s string) string {
 			m.charge(name, len(s))
-			r := f(s)
-			m.want(name, len(r))
-			m.charge(name, len(r))
-			return r
+			return m.weighText(name, f(s))
 		}
 	case func(string, string) string:
 		return func(a, b string) string {
 			m.charge(name, len(a)+len(b))
-			r := f(a, b)
-			m.want(name, len(r))
-			m.charge(name, len(r))
-			return r
+			return m.weighText(name, f(a, b))
 		}
 	case func(string, string) bool:
 		return func(a, b string) bool {
@@ -270,29 +282,30 @@ func (m *Meter) wrap(name string, fn any) any {
 	case func(int, string) string:
 		return func(n int, s string) string {
 			m.charge(name, len(s))
-			r := f(n, s)
-			m.want(name, len(r))
-			m.charge(name, len(r))
-			return r
+			return m.weighText(name, f(n, s))
 		}
 	case func(string, any) (string, error):
 		return func(s string, v any) (string, error) {
 			m.weighArgs(name, s, v)
 			r, err := f(s, v)
-			if err == nil {
-				m.want(name, len(r))
-				m.charge(name, len(r))
+			if err != nil {
+				return r, err
 			}
-			return r, err
+			return m.weighText(name, r), nil
 		}
 	case func(...any) string:
 		return func(args ...any) string {
 			m.weighArgs(name, args...)
-			r := f(args...)
-			m.want(name, len(r))
-			m.charge(name, len(r))
-			return r
+			return m.weighText(name, f(args...))
 		}
+	}
+	return nil
+}
+
+// wrapValue wraps the common shapes that pass values and lists on, or
+// returns nil.
+func (m *Meter) wrapValue(name string, fn any) any {
+	switch f := fn.(type) {
 	case func(any, ...any) any: // default
 		return func(v any, rest ...any) any {
 			m.weighArgs(name, v)
@@ -323,7 +336,15 @@ func (m *Meter) wrap(name string, fn any) any {
 			return r
 		}
 	}
-	return m.wrapReflect(name, reflect.ValueOf(fn))
+	return nil
+}
+
+// weighText checks a string result against the value bound, charges it
+// and hands it on.
+func (m *Meter) weighText(fn, r string) string {
+	m.want(fn, len(r))
+	m.charge(fn, len(r))
+	return r
 }
 
 func (m *Meter) wrapReflect(name string, fn reflect.Value) any {
