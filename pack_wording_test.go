@@ -48,12 +48,19 @@ func gatingRequest() engine.Request {
 	return engine.Request{
 		Mode:      engine.ModeFull,
 		Workspace: engine.Workspace{Path: "/ws"},
-		Channel:   engine.Channel{ID: "telegram", ChatType: "direct", Delivery: "automatic"},
+		ChatType:  "direct",
+		Channel:   engine.Channel{ID: "telegram", Delivery: "automatic"},
 	}
 }
 
 func withSkill(files map[string]string) map[string]string {
 	files["skills/x/SKILL.md"] = "---\nname: x\ndescription: Do x.\n---\nSteps for x.\n"
+	return files
+}
+
+// withSetup adds a BOOTSTRAP.md with content: first-run setup is pending.
+func withSetup(files map[string]string) map[string]string {
+	files["BOOTSTRAP.md"] = "# First run\nAsk who I am.\n"
 	return files
 }
 
@@ -91,7 +98,7 @@ func withOverride(key, text string) engine.Contribution {
 }
 
 func inChat(chatType, delivery string) func(*engine.Request) {
-	return func(r *engine.Request) { r.Channel.ChatType, r.Channel.Delivery = chatType, delivery }
+	return func(r *engine.Request) { r.ChatType, r.Channel.Delivery = chatType, delivery }
 }
 
 // allOf applies edits in order.
@@ -176,8 +183,10 @@ var gatingCases = []gatingCase{
 	{name: "Safety/not in none", edit: inMode(engine.ModeNone), hides: []string{"## Safety"}},
 	{name: "Skills/with an eligible skill", files: withSkill(smallWorkspace()), edit: withTools("read"),
 		shows: []string{"## Skills", "<name>x</name>", "<location>/ws/skills/x/SKILL.md</location>", "with `read` and follow it"}},
-	{name: "Skills/minimal with an eligible skill", files: withSkill(smallWorkspace()), edit: inMode(engine.ModeMinimal),
+	{name: "Skills/minimal with an eligible skill", files: withSkill(smallWorkspace()), edit: allOf(inMode(engine.ModeMinimal), withTools("read")),
 		shows: []string{"## Skills"}},
+	{name: "Skills/no read tool to open one with", files: withSkill(smallWorkspace()), edit: withTools("exec", "web_search"),
+		hides: []string{"## Skills", "<available_skills>", "with `read`"}},
 	{name: "Skills/none in the workspace", hides: []string{"## Skills", "<available_skills>"}},
 	{name: "Skills/allowlist empties the catalog", files: withSkill(smallWorkspace()), config: "[agents.defaults]\nskills = []\n",
 		hides: []string{"## Skills", "<available_skills>"}},
@@ -185,6 +194,18 @@ var gatingCases = []gatingCase{
 		shows: []string{"## OpenClaw Control", "Use the `gateway` tool", "Do not invent `openclaw` commands"}},
 	{name: "Control/full without gateway",
 		shows: []string{"## OpenClaw Control", "You cannot change OpenClaw's configuration"}, hides: []string{"Use the `gateway` tool"}},
+	{name: "Control/the openclaw tool outranks gateway", edit: withTools("openclaw", "gateway"),
+		shows: []string{"through the `openclaw` tool"}, hides: []string{"Use the `gateway` tool"}},
+	{name: "Control/never update through the shell, with gateway", edit: withTools("gateway", "exec"),
+		shows: []string{"Never install, update or restart OpenClaw through a shell command.", "`update.run` only when the user explicitly asks",
+			"on another machine, do it there over SSH"}},
+	{name: "Control/never update through the shell, without gateway", edit: withTools("read"),
+		shows: []string{"Never install, update or restart OpenClaw through a shell command.", "point them to `/update`, the Control UI or `openclaw update`"},
+		hides: []string{"update.run", "over SSH"}},
+	{name: "Safety/no secrets in chat without openclaw or gateway", edit: withTools("read", "exec"),
+		shows: []string{"Never ask for passwords, API keys or tokens in chat.", "the terminal command that sets it"}},
+	{name: "Safety/gateway handles credentials", edit: withTools("read", "gateway"), hides: []string{"Never ask for passwords"}},
+	{name: "Safety/openclaw handles credentials", edit: withTools("read", "openclaw"), hides: []string{"Never ask for passwords"}},
 	{name: "Control/minimal", edit: inMode(engine.ModeMinimal), shows: []string{"## OpenClaw Control"}},
 	{name: "Control/not in none", edit: inMode(engine.ModeNone), hides: []string{"## OpenClaw Control"}},
 	{name: "Self-Update/with gateway", edit: withTools("gateway"),
@@ -250,10 +271,10 @@ var gatingCases = []gatingCase{
 		shows: []string{"## Current Date & Time", "Time zone: America/New_York"}},
 	{name: "Current Date & Time/no zone", edit: func(r *engine.Request) { r.Date = "2026-11-30T09:15:00Z" },
 		hides: []string{"## Current Date & Time"}},
-	{name: "Current Date & Time/24-hour", edit: func(r *engine.Request) { r.Timezone = "Europe/Lisbon" },
-		config: "[agents.defaults]\ntimeFormat = \"24\"\n", shows: []string{"Write times of day in 24-hour format."}},
-	{name: "Current Date & Time/12-hour", edit: func(r *engine.Request) { r.Timezone = "Europe/Lisbon" },
-		config: "[agents.defaults]\ntimeFormat = \"12\"\n", shows: []string{"Write times of day in 12-hour format with am/pm."}},
+	{name: "Current Date & Time/the zone only, whatever the time format", edit: func(r *engine.Request) { r.Timezone = "Europe/Lisbon" },
+		config: "[agents.defaults]\ntimeFormat = \"24\"\n", shows: []string{"## Current Date & Time\nTime zone: Europe/Lisbon\n"}, hides: []string{"-hour", "am/pm"}},
+	{name: "Current Date & Time/12-hour changes nothing", edit: func(r *engine.Request) { r.Timezone = "Europe/Lisbon" },
+		config: "[agents.defaults]\ntimeFormat = \"12\"\n", hides: []string{"-hour", "am/pm"}},
 	{name: "Current Date & Time/session_status for the clock",
 		edit:  func(r *engine.Request) { r.Timezone = "Europe/Lisbon"; r.Tools = toolsNamed("session_status") },
 		shows: []string{"call `session_status`"}},
@@ -266,7 +287,41 @@ var gatingCases = []gatingCase{
 	{name: "Truncation notice/a file was cut",
 		files:  map[string]string{"SOUL.md": strings.Repeat("soul ", 400)},
 		config: "[agents.defaults]\nbootstrapMaxChars = 500\n",
-		shows:  []string{"## Bootstrap Context Notice", "cut to fit: SOUL.md"}},
+		shows:  []string{"## Bootstrap Context Notice", "Cut short to fit the prompt: SOUL.md."}, hides: []string{"Left out"}},
+	{name: "Truncation notice/a file skipped by the total is named",
+		files:  map[string]string{"AGENTS.md": strings.Repeat("a", 480), "SOUL.md": "Warm.", "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"},
+		config: "[agents.defaults]\nbootstrapMaxChars = 500\nbootstrapTotalMaxChars = 500\n",
+		shows:  []string{"## Bootstrap Context Notice", "Left out because the prompt had no room left: SOUL.md, TOOLS.md, IDENTITY.md, USER.md."},
+		hides:  []string{"Cut short", ": ."}},
+	// Private memory: only the owner's own sessions see MEMORY.md.
+	{name: "MEMORY.md/direct session", shows: []string{"## /ws/MEMORY.md", "MEMORY.md holds lasting facts"}},
+	{name: "MEMORY.md/group session", edit: inChat("group", "automatic"),
+		hides: []string{"## /ws/MEMORY.md", "MEMORY.md holds", "Ana prefers bullet lists."}},
+	{name: "MEMORY.md/channel session", edit: inChat("channel", "automatic"), hides: []string{"## /ws/MEMORY.md"}},
+	{name: "MEMORY.md/sub-agent", edit: func(r *engine.Request) { r.SessionKind = "subagent" }, hides: []string{"## /ws/MEMORY.md"}},
+	{name: "Cron/keeps AGENTS, SOUL, IDENTITY and USER only", edit: func(r *engine.Request) { r.SessionKind = "cron" },
+		shows: []string{"## /ws/AGENTS.md", "## /ws/SOUL.md", "## /ws/IDENTITY.md", "## /ws/USER.md"},
+		hides: []string{"## /ws/MEMORY.md", "## /ws/HEARTBEAT.md", "## /ws/TOOLS.md"}},
+
+	// Bootstrap Pending: setup is pending while BOOTSTRAP.md has content.
+	{name: "Bootstrap Pending/detected from the workspace", edit: withTools("read"), files: withSetup(smallWorkspace()),
+		shows: []string{"## Bootstrap Pending", "BOOTSTRAP.md, under Project Context below, is the checklist", "## /ws/BOOTSTRAP.md", "Ask who I am."}},
+	{name: "Bootstrap Pending/no read tool: pending, not injected", edit: withTools("web_search"), files: withSetup(smallWorkspace()),
+		shows: []string{"## Bootstrap Pending", "this run cannot work through it"}, hides: []string{"## /ws/BOOTSTRAP.md", "Ask who I am."}},
+	{name: "Bootstrap Pending/brand_new = false says setup is done", files: withSetup(smallWorkspace()),
+		edit:  allOf(withTools("read"), func(r *engine.Request) { r.Workspace.BrandNew = new(false) }),
+		hides: []string{"## Bootstrap Pending", "## /ws/BOOTSTRAP.md"}},
+	{name: "Bootstrap Pending/brand_new = true without the file",
+		edit:  allOf(withTools("read"), func(r *engine.Request) { r.Workspace.BrandNew = new(true) }),
+		shows: []string{"## Bootstrap Pending", "Read BOOTSTRAP.md in the workspace, if it is there"}},
+	{name: "Bootstrap Pending/blank file means done", edit: withTools("read"),
+		files: func() map[string]string { f := smallWorkspace(); f["BOOTSTRAP.md"] = "\n  \n"; return f }(),
+		hides: []string{"## Bootstrap Pending"}},
+	{name: "Bootstrap Pending/not on a heartbeat", files: withSetup(smallWorkspace()),
+		edit: allOf(withTools("read"), func(r *engine.Request) { r.SessionKind = "heartbeat" }), hides: []string{"## Bootstrap Pending", "Ask who I am."}},
+	{name: "Bootstrap Pending/not for a sub-agent", files: withSetup(smallWorkspace()),
+		edit:  allOf(withTools("read"), inMode(engine.ModeMinimal), func(r *engine.Request) { r.SessionKind = "subagent" }),
+		hides: []string{"## Bootstrap Pending", "Ask who I am."}},
 	{name: "Truncation notice/nothing cut", files: map[string]string{"SOUL.md": "short"},
 		config: "[agents.defaults]\nbootstrapMaxChars = 500\n", hides: []string{"## Bootstrap Context Notice"}},
 	{name: "Truncation notice/cut but warning off",
@@ -329,6 +384,9 @@ var gatingCases = []gatingCase{
 		hides: []string{"## Silent Replies", "NO_REPLY"}},
 	{name: "Silent Replies/not in minimal", edit: allOf(inMode(engine.ModeMinimal), inChat("group", "automatic")),
 		hides: []string{"## Silent Replies"}},
+	{name: "Silent Replies/the caller's group context owns the reply contract",
+		edit:  allOf(inChat("group", "automatic"), withTools("message"), func(r *engine.Request) { r.ExtraSystemPrompt = "Reply only when someone names you." }),
+		shows: []string{"## Group Chat Context"}, hides: []string{"## Silent Replies", "NO_REPLY"}},
 
 	// Exec approvals.
 	{name: "Approvals/native buttons",
@@ -481,7 +539,8 @@ func everythingRequest() (engine.Request, map[string]string, string) {
 		Workspace: engine.Workspace{Path: "/ws"},
 		Tools: toolsNamed("read", "exec", "process", "cron", "message", "gateway", "sessions_spawn",
 			"subagents", "memory_search", "memory_get", "update_plan", "session_status"),
-		Channel:      engine.Channel{ID: "discord", ChatType: "group", Delivery: "automatic", Capabilities: []string{"nativeApprovals"}},
+		ChatType:     "group",
+		Channel:      engine.Channel{ID: "discord", Delivery: "automatic", Capabilities: []string{"nativeApprovals"}},
 		Runtime:      engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Version: "node 22", Model: "anthropic/claude", RepoRoot: "/src", Thinking: "low", Reasoning: "on"},
 		Sandbox:      engine.Sandbox{Enabled: true, Workdir: "/sandbox", Elevated: true},
 		Timezone:     "Europe/Lisbon",
@@ -500,7 +559,7 @@ func everythingRequest() (engine.Request, map[string]string, string) {
 		}},
 	}
 	files := withSkill(smallWorkspace())
-	files["MEMORY.md"] = strings.Repeat("Ana prefers bullet lists. ", 100)
+	files["SOUL.md"] = strings.Repeat("Warm and direct. ", 100)
 	config := planToolOn + "[agents.defaults]\nbootstrapMaxChars = 1000\n" + delegationPrefer
 	return req, files, config
 }
@@ -533,7 +592,6 @@ var builtinHeadings = []struct {
 	{"## Sub-Agent Delegation", false},
 	{"## Assistant Output Directives", false},
 	{"## Messaging", false},
-	{"## Silent Replies", false},
 	{"## Exec Approvals", false},
 	{"## User Identity", false},
 	{"## Voice (TTS)", false},
@@ -573,7 +631,7 @@ func TestBuiltinGatingOrderAndTiers(t *testing.T) {
 // section ids, with Execution Bias not overridden.
 var fullOnly = []string{
 	"delegation", "documentation", "execution_bias", "heartbeats", "memory_recall", "messaging",
-	"model_aliases", "output_directives", "self_update", "silent_replies", "user_identity", "voice",
+	"model_aliases", "output_directives", "self_update", "user_identity", "voice",
 }
 
 func TestBuiltinModeMinimal(t *testing.T) {
@@ -585,7 +643,7 @@ func TestBuiltinModeMinimal(t *testing.T) {
 	text := minimal.Layers[0].Text
 
 	omitted := []string{"## Memory Recall", "## OpenClaw Self-Update", "## Model Aliases", "## User Identity",
-		"## Assistant Output Directives", "## Messaging", "## Silent Replies", "## Heartbeats"}
+		"## Assistant Output Directives", "## Messaging", "## Heartbeats"}
 	kept := []string{"## Tooling", "## Safety", "## Skills", "## Workspace", "## Sandbox", "## Current Date & Time",
 		"## Runtime", "## Workspace Files (injected)", "# Project Context", "## Dynamic Project Context"}
 	for _, h := range omitted {
@@ -637,7 +695,8 @@ func TestBuiltinModeNone(t *testing.T) {
 	req.Mode = engine.ModeNone
 	res := render(t, packWith(t, nil), req, engine.WithFS(workspaceFS(t, files)), withConfig(t, config))
 	require.Len(t, res.Layers, 1)
-	assert.Equal(t, "You are a personal AI assistant, and OpenClaw is the runtime you work in.\n\n<!-- SYSPROMPT_CACHE_BOUNDARY -->\n", res.Layers[0].Text)
+	assert.Equal(t, "You are a personal AI assistant, and OpenClaw is the runtime you work in.\n", res.Layers[0].Text, "no boundary marker in mode none")
+	assert.Equal(t, res.Layers[0].Text, res.Layers[0].TextWithoutBoundary())
 }
 
 // TestBuiltinCacheStability: each pair differs in a volatile fact only;
@@ -663,7 +722,6 @@ func TestBuiltinCacheStability(t *testing.T) {
 		// nowhere on an ordinary turn).
 		sameText bool
 	}{
-		{"direct vs group chat", nil, inChat("group", "automatic"), false},
 		{"automatic vs message_tool_only", nil, inChat("direct", "message_tool_only"), false},
 		{"two dates", nil, func(r *engine.Request) { r.Date = "2027-03-01T23:59:59+01:00" }, true},
 		{"two dates on a reset turn", reset("2026-11-30T09:15:00Z"), reset("2026-12-02T09:15:00Z"), false},
@@ -724,10 +782,11 @@ func TestBuiltinExampleRequests(t *testing.T) {
 		in map[string][]string
 	}{
 		{file: "direct.toml", layers: []string{"system"},
-			shows: []string{"## Model Aliases", "## Memory Recall", "## Sub-Agent Delegation", "Write times of day in 24-hour format."},
-			hides: []string{"## Silent Replies"}},
+			shows: []string{"## Model Aliases", "## Memory Recall", "## Sub-Agent Delegation", "## /ws/MEMORY.md"},
+			hides: []string{"## Silent Replies", "-hour format"}},
 		{file: "group.toml", layers: []string{"system"},
-			shows: []string{"## Silent Replies", "## Group Chat Context", "## Reactions", "cards or buttons"}},
+			shows: []string{"## Group Chat Context", "## Reactions", "cards or buttons"},
+			hides: []string{"## /ws/MEMORY.md", "MEMORY.md holds", "## Silent Replies"}},
 		{file: "message-tool.toml", layers: []string{"system"},
 			shows: []string{"## Voice (TTS)", "Only what you send with `message`"},
 			hides: []string{"## Silent Replies", "NO_REPLY"}},

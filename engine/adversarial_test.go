@@ -263,7 +263,7 @@ func TestAdversarialHugeFile(t *testing.T) {
 		res, growth := renderMeasured(t, root)
 		m := fileOf(t, res, "MEMORY.md")
 		assert.Equal(t, bootstrap.StatusTruncated, m.Status)
-		assert.Equal(t, bootstrap.CausePerFile, m.Cause)
+		assert.Equal(t, []bootstrap.Cause{bootstrap.CausePerFile}, m.Causes)
 		assert.LessOrEqual(t, m.InjectedChars, res.Settings.BootstrapMaxChars)
 		assert.Equal(t, utf8.RuneCountInString(m.Content), m.InjectedChars)
 		assert.Greater(t, m.RawChars, size/2, "raw size counted over the whole file")
@@ -489,7 +489,7 @@ func TestAdversarialTemplateSyntaxIsData(t *testing.T) {
 		ws[name] = name + ": " + payload + "\n"
 	}
 	req := directRequest()
-	req.Workspace.BrandNew = true
+	req.Workspace.BrandNew = new(true)
 	res := render(t, packWith(t, nil), req, engine.WithFS(workspaceFS(t, ws)))
 	text := res.Layers[0].Text
 	for _, name := range names {

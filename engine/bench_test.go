@@ -224,7 +224,7 @@ func BenchmarkTurn(b *testing.B) {
 						turns[i] = req
 						turns[i].Date = time.Date(2026, 11, 30, 9, i, 0, 0, time.UTC).Format(time.RFC3339)
 						turns[i].Channel.ID = []string{"telegram", "discord", "slack", "signal"}[i%4]
-						turns[i].Channel.ChatType = []string{"direct", "group", "channel"}[i%3]
+						turns[i].Channel.Delivery = []string{"automatic", "message_tool_only"}[i%2]
 					}
 					b.ReportAllocs()
 					i := 0

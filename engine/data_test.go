@@ -210,9 +210,9 @@ func TestBootstrapFileLists(t *testing.T) {
 	assert.Equal(t, "I am the agent.", res.Layers[0].Stable, "an explicit [] injects no file")
 
 	for value, want := range map[string]string{
-		`["SOUL.md", "SOUL.md"]`:   `templates/defaults.toml:32:21: bootstrap.files: "SOUL.md" is listed twice`,
-		`["SOUL.md", "../etc.md"]`: `templates/defaults.toml:32:21: bootstrap.files: path "../etc.md" refused: path escapes the workspace`,
-		`["SOUL.md", "/abs/x.md"]`: `templates/defaults.toml:32:21: bootstrap.files: path "/abs/x.md" refused: absolute path`,
+		`["SOUL.md", "SOUL.md"]`:   `templates/defaults.toml:34:21: bootstrap.files: "SOUL.md" is listed twice`,
+		`["SOUL.md", "../etc.md"]`: `templates/defaults.toml:34:21: bootstrap.files: path "../etc.md" refused: path escapes the workspace`,
+		`["SOUL.md", "/abs/x.md"]`: `templates/defaults.toml:34:21: bootstrap.files: path "/abs/x.md" refused: absolute path`,
 	} {
 		setDefault(t, p, "files", value)
 		_, err := engine.New(p)

@@ -99,8 +99,7 @@ func heapAfterGC() uint64 {
 func turn(i int) engine.Request {
 	req := directRequest()
 	req.Date = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * 7 * time.Minute).Format(time.RFC3339)
-	chats := []string{"direct", "group", "channel"}
-	req.Channel = engine.Channel{ID: fmt.Sprintf("chan-%d", i%7), ChatType: chats[i%3], Delivery: []string{"automatic", "message_tool_only"}[i%2]}
+	req.Channel = engine.Channel{ID: fmt.Sprintf("chan-%d", i%7), Delivery: []string{"automatic", "message_tool_only"}[i%2]}
 	req.Owners = []string{fmt.Sprintf("telegram:%d", i), "discord:ana"}[:1+i%2]
 	req.Runtime.Host = fmt.Sprintf("host-%d", i%13)
 	req.ExtraSystemPrompt = fmt.Sprintf("Turn %d: keep it short.", i)

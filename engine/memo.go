@@ -120,6 +120,16 @@ func (k *keyEncoder) bool(b bool) {
 	}
 }
 
+// optionalBool writes an unset, false or true value as three distinct bytes.
+func (k *keyEncoder) optionalBool(b *bool) {
+	switch {
+	case b == nil:
+		k.buf = append(k.buf, 2)
+	default:
+		k.bool(*b)
+	}
+}
+
 // longString is the length from which a string is hashed on its own
 // rather than copied into the buffer (file contents, prefixes).
 const longString = 256
@@ -192,6 +202,7 @@ func stableKey(k *keyEncoder, harness string, req *Request, d *derived, skillsKe
 	k.string(string(req.Mode))
 	k.string(req.Agent)
 	k.string(req.SessionKind)
+	k.string(req.ChatType)
 	if req.Tools == nil {
 		k.uint(nilMark)
 	} else {
@@ -202,7 +213,7 @@ func stableKey(k *keyEncoder, harness string, req *Request, d *derived, skillsKe
 		}
 	}
 	k.string(req.Workspace.Path)
-	k.bool(req.Workspace.BrandNew)
+	k.optionalBool(req.Workspace.BrandNew)
 	k.string(req.Docs.Path)
 	k.string(req.Docs.URL)
 	k.string(req.Docs.Source)
@@ -219,6 +230,7 @@ func stableKey(k *keyEncoder, harness string, req *Request, d *derived, skillsKe
 	k.uint(skillsKey[0])
 	k.uint(skillsKey[1])
 	sortedMap(k, d.Overrides, k.string)
+	k.string(d.BootstrapMode)
 	return k.sum()
 }
 
@@ -260,7 +272,10 @@ func (k *keyEncoder) files(files []bootstrap.File) {
 		k.int(f.RawChars)
 		k.int(f.InjectedChars)
 		k.string(string(f.Status))
-		k.string(string(f.Cause))
+		k.int(len(f.Causes))
+		for _, c := range f.Causes {
+			k.string(string(c))
+		}
 		k.bool(f.NearLimit)
 		k.string(f.Reason)
 		k.bool(f.Dynamic)

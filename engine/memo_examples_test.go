@@ -31,7 +31,7 @@ func TestMemosMatchFreshRendersOfExamples(t *testing.T) {
 		func(*engine.Request) {},
 		func(r *engine.Request) { r.Date = "2026-12-24T23:59:00Z"; r.Runtime.Host = "other" },
 		func(r *engine.Request) { r.Owners = append(r.Owners, "signal:+351"); r.TTSHint = "speak slowly" },
-		func(r *engine.Request) { r.Channel.ChatType = "group"; r.Reactions.Level = "extensive" },
+		func(r *engine.Request) { r.ChatType = "group"; r.Reactions.Level = "extensive" },
 		func(r *engine.Request) { r.Heartbeat.Prompt = "check in"; r.ExtraSystemPrompt = "a group of four" },
 		func(r *engine.Request) { r.Session.Reset = true },
 	}

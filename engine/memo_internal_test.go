@@ -36,7 +36,7 @@ func TestStableKeyCoversEveryField(t *testing.T) {
 			stable = append(stable, f.key)
 		}
 	}
-	assert.Equal(t, []string{"Mode", "Harness", "Agent", "SessionKind", "Tools", "Workspace", "Docs", "Sandbox", "Timezone", "ModelAliases"}, stable,
+	assert.Equal(t, []string{"Mode", "Harness", "Agent", "SessionKind", "ChatType", "Tools", "Workspace", "Docs", "Sandbox", "Timezone", "ModelAliases"}, stable,
 		"the stable request fields changed: update stableKey")
 	stable = nil
 	for _, f := range derivedFields {
@@ -44,7 +44,7 @@ func TestStableKeyCoversEveryField(t *testing.T) {
 			stable = append(stable, f.key)
 		}
 	}
-	assert.Equal(t, []string{"Config", "Pack", "Files", "StablePrefix", "ToolLines", "Skills", "Overrides"}, stable,
+	assert.Equal(t, []string{"Config", "Pack", "Files", "StablePrefix", "ToolLines", "Skills", "Overrides", "BootstrapMode"}, stable,
 		"the stable derived values changed: update stableKey")
 }
 
@@ -74,7 +74,10 @@ func TestStableKeyFollowsStableInputs(t *testing.T) {
 		"no tools":      func(r *Request, d *derived) { r.Tools = nil },
 		"empty tools":   func(r *Request, d *derived) { r.Tools = []Tool{} },
 		"workspace":     func(r *Request, d *derived) { r.Workspace.Path = "/w" },
-		"brand new":     func(r *Request, d *derived) { r.Workspace.BrandNew = true },
+		"brand new":     func(r *Request, d *derived) { r.Workspace.BrandNew = new(true) },
+		"not new":       func(r *Request, d *derived) { r.Workspace.BrandNew = new(false) },
+		"chat type":     func(r *Request, d *derived) { r.ChatType = "group" },
+		"setup pending": func(r *Request, d *derived) { d.BootstrapMode = "full" },
 		"docs":          func(r *Request, d *derived) { r.Docs.URL = "u" },
 		"sandbox":       func(r *Request, d *derived) { r.Sandbox.Elevated = true },
 		"timezone":      func(r *Request, d *derived) { r.Timezone = "Europe/Lisbon" },
@@ -99,7 +102,7 @@ func TestStableKeyFollowsStableInputs(t *testing.T) {
 	assert.NotEqual(t, want, stableKey(&k, "embedded", r0, d0, memoKey{1, 3}), "skills")
 
 	r, d := base()
-	r.Date, r.Channel.ChatType, r.Owners, r.Session.Key = "2026-01-01T00:00:00Z", "group", []string{"x"}, "k"
+	r.Date, r.Channel.ID, r.Owners, r.Session.Key = "2026-01-01T00:00:00Z", "discord", []string{"x"}, "k"
 	d.DynamicFiles, d.DynamicSuffix, d.Truncation.Warn = view.FileList{{Name: "HEARTBEAT.md"}}, "s", true
 	assert.Equal(t, want, stableKey(&k, "embedded", r, d, memoKey{1, 2}), "volatile inputs must not move the key")
 }

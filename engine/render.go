@@ -28,7 +28,7 @@ import (
 type Result struct {
 	Mode     Mode
 	Harness  string
-	Boundary string
+	Boundary string // the marker between the tiers; "" in mode none, whose text has none
 	Layers   []Layer
 	Settings config.Settings
 	Files    []bootstrap.File // every bootstrap file considered, with its outcome
@@ -51,7 +51,8 @@ type Layer struct {
 	Stable  string // the stable sections joined, without the boundary
 	Dynamic string // the dynamic sections joined
 	// Text is the whole layer: Stable, the boundary marker, Dynamic, with
-	// one blank line between parts and one newline at the end.
+	// one blank line between parts and one newline at the end. Mode none
+	// prints no marker: its one line is the whole prompt.
 	Text         string
 	Sections     []RenderedSection
 	StableSHA256 string // hex sha256 of Stable
@@ -116,6 +117,9 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	contrib := mergeContributions(append(overlays, req.Contributions...))
 	res := &Result{Mode: req.Mode, Harness: h.Name, Boundary: e.pack.Manifest.Boundary, Settings: settings, Tools: req.Tools,
 		outline: e.outlines[h.Name]}
+	if req.Mode == ModeNone {
+		res.Boundary = "" // the text holds no marker
+	}
 
 	var ws *vfs.Workspace
 	if e.opts.fs != nil && settings.Workspace != "" {
@@ -141,8 +145,11 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		StablePrefix:  contrib.stablePrefix,
 		DynamicFiles:  dynamicFiles,
 		DynamicSuffix: contrib.dynamicSuffix,
-		Truncation:    view.TruncationInfo{Warn: res.TruncationWarned, Files: cutFiles(files.Files)},
+		Truncation:    truncationInfo(res.TruncationWarned, files.Files),
 	}}
+	if ws != nil {
+		st.d.BootstrapMode = bootstrapMode(req, files)
+	}
 
 	if res.Layers, err = st.renderLayers(h, stableKey(&set.key, h.Name, req, &st.d, sk.key)); err != nil {
 		return nil, err
@@ -251,14 +258,20 @@ func splitFiles(r bootstrap.Result) (stable, dynamic view.FileList) {
 	return r.Files[:k:k], r.Files[k:]
 }
 
-func cutFiles(files []bootstrap.File) []string {
-	var out []string
+// truncationInfo names every file a budget cut: those cut short and
+// those left out because the total ran out.
+func truncationInfo(warn bool, files []bootstrap.File) view.TruncationInfo {
+	info := view.TruncationInfo{Warn: warn}
 	for _, f := range files {
-		if f.Status == bootstrap.StatusTruncated {
-			out = append(out, f.Name)
+		switch {
+		case len(f.Causes) == 0:
+		case f.Status == bootstrap.StatusTruncated:
+			info.Files = append(info.Files, f.Name)
+		default:
+			info.Skipped = append(info.Skipped, f.Name)
 		}
 	}
-	return out
+	return info
 }
 
 // protectedTexts are the injected file contents, which the newline
@@ -320,7 +333,11 @@ func (st *renderState) renderLayer(ly *pack.Layer, cached *memoLayer) (Layer, []
 	if cached != nil {
 		stableSHA = cached.sha256
 	}
-	return assemble(ly.Name, st.e.pack.Manifest.Boundary, parts[:nStable], parts[nStable:], infos, stableSHA), stableOutcomes, nil
+	boundary := st.e.pack.Manifest.Boundary
+	if st.req.Mode == ModeNone {
+		boundary = ""
+	}
+	return assemble(ly.Name, boundary, parts[:nStable], parts[nStable:], infos, stableSHA), stableOutcomes, nil
 }
 
 // renderState is what the sections of one render share. It lives on the
@@ -448,6 +465,8 @@ func (st *renderState) exec(sec *pack.Section, dot any) (string, error) {
 }
 
 // assemble joins the sections around the boundary and records offsets.
+// With no boundary (mode none, where nothing is cached apart from the
+// identity line) the parts are joined without a marker.
 // Stable and Dynamic are slices of Text, not copies. stableSHA is the
 // stable prefix's digest when the memo already knows it, else "".
 func assemble(name, boundary string, stable, dynamic []string, infos []RenderedSection, stableSHA string) Layer {
@@ -475,16 +494,26 @@ func assemble(name, boundary string, stable, dynamic []string, infos []RenderedS
 	}
 	place(stable)
 	stableEnd := b.Len()
-	if len(stable) > 0 {
-		b.WriteString("\n\n")
+	if boundary != "" {
+		if len(stable) > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(boundary)
+		b.WriteString("\n")
 	}
-	b.WriteString(boundary)
-	b.WriteString("\n")
 	dynamicStart := b.Len()
 	if len(dynamic) > 0 {
-		b.WriteString("\n")
-		dynamicStart++
+		if b.Len() > 0 {
+			b.WriteString("\n")
+			dynamicStart++
+			if boundary == "" {
+				b.WriteString("\n")
+				dynamicStart++
+			}
+		}
 		place(dynamic)
+		b.WriteString("\n")
+	} else if boundary == "" && len(stable) > 0 {
 		b.WriteString("\n")
 	}
 	l.Text = b.String()
@@ -524,10 +553,13 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		Optional:      lists.Optional,
 		DynamicFiles:  lists.Dynamic,
 		SubagentFiles: lists.Subagent,
+		CronFiles:     lists.Cron,
+		Private:       lists.Private,
+		Shared:        req.ChatType == "group" || req.ChatType == "channel",
 		MaxChars:      s.BootstrapMaxChars,
 		TotalMaxChars: s.BootstrapTotalMaxChars,
 		Session:       req.SessionKind,
-		BrandNew:      req.Workspace.BrandNew,
+		Setup:         setupFor(req),
 		Heartbeat:     s.HeartbeatEnabled && s.HeartbeatSection,
 		Startup:       req.Session.Reset,
 		Today:         today,
@@ -554,6 +586,36 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	res.TruncationWarned = warn
 	res.warningMode = mode
 	return r, nil
+}
+
+// setupFor says what the run does with BOOTSTRAP.md. Only a main
+// session works through first-run setup (heartbeat, cron and sub-agent
+// runs never do), and only with a read tool; without one the file is
+// still read, to tell the model that setup is pending. A brand_new of
+// false says setup is done.
+func setupFor(req *Request) bootstrap.Setup {
+	switch {
+	case req.SessionKind != "main", req.Workspace.BrandNew != nil && !*req.Workspace.BrandNew:
+		return bootstrap.SetupSkip
+	case !hasAnyTool(req.Tools)("read"):
+		return bootstrap.SetupDetect
+	}
+	return bootstrap.SetupInject
+}
+
+// bootstrapMode is the derived BootstrapMode: whether setup is pending
+// (the file has content, or the request says the workspace is brand-new)
+// and whether this run can work through it.
+func bootstrapMode(req *Request, r bootstrap.Result) string {
+	setup := setupFor(req)
+	pending := r.SetupPending || req.Workspace.BrandNew != nil && *req.Workspace.BrandNew
+	switch {
+	case !pending || setup == bootstrap.SetupSkip:
+		return ""
+	case setup == bootstrap.SetupDetect:
+		return "limited"
+	}
+	return "full"
 }
 
 // markers renders the bootstrap markers from the pack's partials.

@@ -63,7 +63,7 @@ func TestModes(t *testing.T) {
 	cases := map[engine.Mode]string{
 		engine.ModeFull:    "I am the agent.\n\n## Both\n\n## Full only\n\n<!-- B -->\n\n## Dynamic\n",
 		engine.ModeMinimal: "I am the agent.\n\n## Both\n\n<!-- B -->\n\n## Dynamic\n",
-		engine.ModeNone:    "I am the agent.\n\n<!-- B -->\n",
+		engine.ModeNone:    "I am the agent.\n", // no marker: nothing to cache apart
 	}
 	for mode, want := range cases {
 		t.Run(string(mode), func(t *testing.T) {
@@ -267,7 +267,7 @@ func TestVolatileChangesKeepTheStablePrefix(t *testing.T) {
 	changes := map[string]func(*engine.Request){
 		"date": func(r *engine.Request) { r.Date = "2026-12-01T23:59:00Z" },
 		"channel": func(r *engine.Request) {
-			r.Channel = engine.Channel{ID: "discord", ChatType: "group", Delivery: "message_tool_only"}
+			r.Channel = engine.Channel{ID: "discord", Delivery: "message_tool_only"}
 		},
 		"owners":  func(r *engine.Request) { r.Owners = []string{"a", "b"} },
 		"runtime": func(r *engine.Request) { r.Runtime.Host = "other" },

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -36,6 +37,11 @@ type Request struct {
 	Agent string `toml:"agent" json:"agent" tier:"stable"`
 	// SessionKind is main, subagent, cron or heartbeat; default main.
 	SessionKind string `toml:"session_kind" json:"session_kind" tier:"stable"`
+	// ChatType is the session's chat type: direct, group or channel. A
+	// session keeps its chat type for its whole life, so it is stable: a
+	// group or channel session never gets the private workspace files
+	// (MEMORY.md), and its prefix still stays the same turn after turn.
+	ChatType string `toml:"chat_type" json:"chat_type" tier:"stable"`
 	// Session holds per-turn session facts.
 	Session Session `toml:"session" json:"session" tier:"volatile"`
 	// Tools are the tools the model can call this run, in the caller's order.
@@ -86,11 +92,11 @@ type Tool struct {
 	Schema      map[string]any `toml:"schema" json:"schema"`
 }
 
-// Channel is the messaging surface of the turn.
+// Channel is the messaging surface of the turn. The chat type is the
+// session's (Request.ChatType), not the turn's.
 type Channel struct {
 	ID           string   `toml:"id" json:"id"`
-	ChatType     string   `toml:"chat_type" json:"chat_type"` // direct | group | channel
-	Delivery     string   `toml:"delivery" json:"delivery"`   // automatic | message_tool_only
+	Delivery     string   `toml:"delivery" json:"delivery"` // automatic | message_tool_only
 	Capabilities []string `toml:"capabilities" json:"capabilities"`
 }
 
@@ -111,8 +117,12 @@ type Runtime struct {
 
 // Workspace is the agent workspace.
 type Workspace struct {
-	Path     string `toml:"path" json:"path"`
-	BrandNew bool   `toml:"brand_new" json:"brand_new"`
+	Path string `toml:"path" json:"path"`
+	// BrandNew says whether first-run setup is pending. Unset, the
+	// workspace decides: setup is pending while BOOTSTRAP.md has content.
+	// true makes it pending even without the file; false makes it done
+	// even with one.
+	BrandNew *bool `toml:"brand_new" json:"brand_new"`
 }
 
 // Docs locates documentation and source.
@@ -171,7 +181,7 @@ func ParseRequest(name string, src []byte) (Request, error) {
 		err = strict.TOML(string(src), &req)
 	}
 	if err != nil {
-		return Request{}, diag.Decode(PhaseRequest, name, err)
+		return Request{}, diag.Decode(PhaseRequest, name, movedKey(err))
 	}
 	if err := req.validate(); err != nil {
 		e := &Error{Phase: PhaseRequest, File: name, Err: err}
@@ -189,6 +199,21 @@ func ParseRequest(name string, src []byte) (Request, error) {
 		return Request{}, e
 	}
 	return req, nil
+}
+
+// movedKeys are request keys that have moved, with where to.
+var movedKeys = map[string]string{
+	"channel.chat_type": "the chat type belongs to the session, not the turn: set chat_type at the top level",
+}
+
+// movedKey adds where an unknown key went, when it is one that moved.
+func movedKey(err error) error {
+	if pe, ok := errors.AsType[*strict.PosError](err); ok && pe.Unknown {
+		if hint, ok := movedKeys[pe.Key]; ok {
+			pe.Msg += "; " + hint
+		}
+	}
+	return err
 }
 
 // keyError is a bad value at a dotted key.
@@ -215,10 +240,10 @@ func (r *Request) validate() error {
 	default:
 		return badValue("session_kind", r.SessionKind, "main", "subagent", "cron", "heartbeat")
 	}
-	switch r.Channel.ChatType {
+	switch r.ChatType {
 	case "", "direct", "group", "channel":
 	default:
-		return badValue("channel.chat_type", r.Channel.ChatType, "direct", "group", "channel")
+		return badValue("chat_type", r.ChatType, "direct", "group", "channel")
 	}
 	switch r.Channel.Delivery {
 	case "", "automatic", "message_tool_only":
@@ -432,6 +457,10 @@ type derived struct {
 	ToolLines     []view.ToolLine     `tier:"stable"`   // in the core table's order
 	Skills        view.SkillsView     `tier:"stable"`
 	Overrides     view.OverrideSet    `tier:"stable"` // the provider overrides in force
+	// BootstrapMode is "full" when first-run setup is pending and this run
+	// can work through it, "limited" when it is pending but the run
+	// cannot, and "" otherwise.
+	BootstrapMode string `tier:"stable"`
 
 	tools view.ToolList `tier:"-"` // the Tools view field (a request field in another type)
 }

@@ -24,9 +24,9 @@ func TestParseRequestTOMLAndJSONAgree(t *testing.T) {
 	toml := `
 mode = "minimal"
 date = "2026-11-30T09:15:00Z"
+chat_type = "group"
 [channel]
 id = "discord"
-chat_type = "group"
 [[tools]]
 name = "read"
 schema = { type = "object", properties = { path = { type = "string" } } }
@@ -35,7 +35,7 @@ stable_prefix = "p"
 section_overrides = { tool_call_style = "x" }
 `
 	json := `{"mode": "minimal", "date": "2026-11-30T09:15:00Z",
-  "channel": {"id": "discord", "chat_type": "group"},
+  "chat_type": "group", "channel": {"id": "discord"},
   "tools": [{"name": "read", "schema": {"type": "object", "properties": {"path": {"type": "string"}}}}],
   "contributions": [{"stable_prefix": "p", "section_overrides": {"tool_call_style": "x"}}]}`
 	a, err := engine.ParseRequest("r.toml", []byte(toml))

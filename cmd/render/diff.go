@@ -88,6 +88,12 @@ func writeDiff(w io.Writer, a, b string, d report.Diff) {
 			fmt.Fprintf(w, "  dynamic sections that differ: %s\n", joinIDs(l.DynamicChanged))
 		}
 	}
+	if len(d.Files) > 0 {
+		fmt.Fprintln(w, "workspace files that differ:")
+		for _, f := range d.Files {
+			fmt.Fprintf(w, "  %s: %s: %s; %s: %s\n", f.Name, a, f.A, b, f.B)
+		}
+	}
 }
 
 func joinIDs(ids []string) string { return strings.Join(ids, ", ") }

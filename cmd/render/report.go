@@ -209,14 +209,22 @@ func writeBootstrap(w io.Writer, b report.BootstrapReport) {
 	}
 	g := newGrid(false, false, true, true, false)
 	g.add("file", "status", "raw", "injected", "cause")
+	var marked []string
 	for _, f := range b.Files {
-		cause := f.Cause
+		cause := strings.Join(f.Causes, " and ")
 		if f.Reason != "" && f.Status != "OK" && f.Status != "TRUNCATED" {
-			cause = f.Reason
+			cause = f.Reason + mark(len(f.Causes) > 1, " (over the per-file limit too)")
 		}
 		g.add(f.Name, f.Status, num(f.RawChars), num(f.InjectedChars), cause+mark(f.NearLimit, " (near limit)"))
+		if f.BoundaryMarkers > 0 {
+			marked = append(marked, f.Name)
+		}
 	}
 	g.write(w)
+	if len(marked) > 0 {
+		fmt.Fprintf(w, "  Note: %s held the cache boundary marker; the prompt shows it as \"[cache boundary marker removed]\" so the prefix is split only where the pack puts the boundary.\n",
+			strings.Join(marked, ", "))
+	}
 }
 
 func writeSections(w io.Writer, sections []report.SectionReport) {

@@ -25,10 +25,10 @@ import (
 // request is read from stdin ("-request -"), so most tests need no files.
 const request = `mode = "full"
 timezone = "Europe/Lisbon"
+chat_type = "direct"
 
 [channel]
 id = "telegram"
-chat_type = "direct"
 
 [runtime]
 host = "box"
@@ -102,10 +102,15 @@ func TestJSONLayersReassembleText(t *testing.T) {
 			doc := renderJSON(t, "-mode", tt.mode)
 			assert.Equal(t, tt.mode, doc.Mode)
 			assert.Equal(t, "embedded", doc.Harness)
-			require.NotEmpty(t, doc.Boundary)
 			require.Len(t, doc.Layers, 1)
 			l := doc.Layers[0]
 			assert.Equal(t, "system", l.Name)
+			if tt.mode == "none" {
+				assert.Empty(t, doc.Boundary, "mode none has no marker")
+				assert.Equal(t, l.Stable+"\n", l.Text)
+				return
+			}
+			require.NotEmpty(t, doc.Boundary)
 			assert.Equal(t, joinParts(l.Stable, doc.Boundary, l.Dynamic), l.Text)
 			sum := sha256.Sum256([]byte(l.Stable))
 			assert.Equal(t, hex.EncodeToString(sum[:]), l.StableSHA256)

@@ -49,10 +49,10 @@ const (
 	StatusSkipped   Status = "SKIPPED"   // readable but not injected; see Reason
 )
 
-// Cause says which budget cut a file.
+// Cause names a budget that cut a file.
 type Cause string
 
-// Truncation causes; "" when nothing was cut.
+// Truncation causes.
 const (
 	CausePerFile Cause = "per-file limit"
 	CauseTotal   Cause = "total limit"
@@ -79,11 +79,11 @@ type File struct {
 	RawChars      int    // code points of the normalised file
 	InjectedChars int    // code points of Content
 	Status        Status
-	Cause         Cause  // set when a budget cut the file (TRUNCATED, or SKIPPED for the total)
-	NearLimit     bool   // RawChars >= 85% of the per-file budget
-	Reason        string // why MISSING or SKIPPED
-	Dynamic       bool   // goes below the cache boundary
-	Startup       bool   // a daily memory file added on a /new or /reset turn
+	Causes        []Cause // the budgets that cut the file (TRUNCATED, or SKIPPED for the total), in that order
+	NearLimit     bool    // RawChars >= 85% of the per-file budget
+	Reason        string  // why MISSING or SKIPPED
+	Dynamic       bool    // goes below the cache boundary
+	Startup       bool    // a daily memory file added on a /new or /reset turn
 }
 
 // Markers renders the text injected in place of file content. The engine
@@ -109,16 +109,23 @@ type Options struct {
 	Optional []string
 	// DynamicFiles go below the cache boundary.
 	DynamicFiles []string
-	// SubagentFiles are all a sub-agent session gets; none means a
-	// sub-agent session gets no bootstrap files.
+	// SubagentFiles are all a sub-agent session gets, CronFiles all a
+	// cron session gets; none means such a session gets no files.
 	SubagentFiles []string
+	CronFiles     []string
+	// Private names are the owner's own notes (MEMORY.md): they are read
+	// for the report but never injected into a Shared session, a
+	// sub-agent or a cron run, whatever a replace or the hook does. A
+	// file counts as private by its name or by the path it is read from.
+	Private []string
+	Shared  bool // the session is a group or channel chat
 
 	// Budgets in code points; both are required and must be positive.
 	MaxChars      int // per file
 	TotalMaxChars int // all files together
 
 	Session   string // "main" (also ""), "subagent", "cron" or "heartbeat"
-	BrandNew  bool   // the workspace is brand-new: BOOTSTRAP.md is allowed
+	Setup     Setup  // what to do with BOOTSTRAP.md, the setup file
 	Heartbeat bool   // heartbeats on and includeSystemPromptSection: HEARTBEAT.md is allowed
 
 	// Startup marks a /new or /reset turn: memory/<Yesterday>.md then
@@ -140,6 +147,31 @@ type Options struct {
 	Markers Markers // required
 }
 
+// SetupFile is the workspace's setup checklist: while it has content,
+// setup is pending.
+const SetupFile = "BOOTSTRAP.md"
+
+// Setup says what Load does with SetupFile.
+type Setup int
+
+const (
+	// SetupSkip leaves it out unread: setup is done, or the run is one
+	// that never handles it (a heartbeat, cron or sub-agent run).
+	SetupSkip Setup = iota
+	// SetupInject reads it and injects it when it has content.
+	SetupInject
+	// SetupDetect reads it, to tell whether setup is pending, but never
+	// injects it: the run cannot finish setup (it has no way to read or
+	// write files).
+	SetupDetect
+)
+
+// ReasonSetupDetect is why SetupDetect leaves the file out.
+const ReasonSetupDetect = "setup is pending, but this run cannot finish it"
+
+// ReasonPrivate is why a private file is left out of a session.
+const ReasonPrivate = "private: only the owner's own sessions get it, not group or channel chats, sub-agents or cron runs"
+
 // Reader is what Load reads files through: a *vfs.Workspace, or a
 // snapshot in front of one that returns the same Text for the same file.
 type Reader interface {
@@ -156,6 +188,8 @@ type Result struct {
 	TotalRaw       int
 	TotalInjected  int
 	TotalNearLimit bool // TotalInjected >= 85% of TotalMaxChars
+	// SetupPending is true when SetupFile was read and has content.
+	SetupPending bool
 	// Signature identifies what was cut (limits, and name, raw and
 	// injected sizes and cause of each cut file) as deterministic JSON;
 	// "" when nothing was cut. See ShouldWarn.
@@ -218,6 +252,9 @@ func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 		}
 		if !ok {
 			continue
+		}
+		if f.Name == SetupFile && f.RawChars > 0 && f.Status != StatusMissing {
+			res.SetupPending = true
 		}
 		res.Files = append(res.Files, f)
 		res.TotalRaw += f.RawChars

@@ -108,20 +108,32 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 	case c.omit != "":
 		f.Status, f.Reason = StatusSkipped, c.omit
 	case l.remaining < minStart:
-		f.Status, f.Reason, f.Cause = StatusSkipped, ReasonExhausted, CauseTotal
+		f.Status, f.Reason, f.Causes = StatusSkipped, ReasonExhausted, l.causes(t.raw, true)
 	case t.whole && t.raw <= budget:
 		f.Status = StatusOK
 		l.inject(&f, t.head, t.raw)
 	default:
-		f.Status, f.Cause = StatusTruncated, CauseTotal
-		if t.raw > l.plan.maxChars {
-			f.Cause = CausePerFile
-		}
+		f.Status, f.Causes = StatusTruncated, l.causes(t.raw, false)
 		marker := func(kept int) string { return l.plan.opts.Markers.Truncated(f.Display, kept, t.raw) }
 		cut, chars := truncate(t, budget, marker)
 		l.inject(&f, cut, chars)
 	}
 	return f, true, nil
+}
+
+// causes says which budgets cut a file of raw code points: the per-file
+// one, the total (when what it left was below the per-file budget and the
+// file did not fit in it; always, for a file skipped because the total
+// ran out), or both.
+func (l *loader) causes(raw int, skipped bool) []Cause {
+	var out []Cause
+	if raw > l.plan.maxChars {
+		out = append(out, CausePerFile)
+	}
+	if skipped || l.remaining < l.plan.maxChars && raw > l.remaining {
+		out = append(out, CauseTotal)
+	}
+	return out
 }
 
 // duplicate reports whether c is a file already loaded under another

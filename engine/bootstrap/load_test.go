@@ -54,6 +54,8 @@ func testOptions(edits ...func(*Options)) Options {
 		Optional:      []string{"HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md", "memory.md"},
 		DynamicFiles:  []string{"HEARTBEAT.md"},
 		SubagentFiles: []string{"AGENTS.md", "TOOLS.md"},
+		CronFiles:     []string{"AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"},
+		Private:       []string{"MEMORY.md", "memory.md"},
 		MaxChars:      20000,
 		TotalMaxChars: 60000,
 		Markers:       testMarkers{},
@@ -123,14 +125,14 @@ func TestLoadResolution(t *testing.T) {
 		{
 			name:  "brand new with heartbeat: heartbeat goes last, dynamic",
 			files: allFiles(),
-			opts:  testOptions(func(o *Options) { o.BrandNew, o.Heartbeat = true, true }),
+			opts:  testOptions(func(o *Options) { o.Setup, o.Heartbeat = SetupInject, true }),
 			want: []string{"AGENTS.md OK", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK",
 				"BOOTSTRAP.md OK", "MEMORY.md OK", "HEARTBEAT.md OK dynamic"},
 		},
 		{
 			name:  "empty workspace: required missing, optional absent",
 			files: map[string]string{},
-			opts:  testOptions(func(o *Options) { o.BrandNew, o.Heartbeat = true, true }),
+			opts:  testOptions(func(o *Options) { o.Setup, o.Heartbeat = SetupInject, true }),
 			want: []string{"AGENTS.md MISSING (not found)", "SOUL.md MISSING (not found)", "TOOLS.md MISSING (not found)",
 				"IDENTITY.md MISSING (not found)", "USER.md MISSING (not found)"},
 		},
@@ -138,7 +140,7 @@ func TestLoadResolution(t *testing.T) {
 			name:  "sub-agent keeps AGENTS.md and TOOLS.md only",
 			files: allFiles(),
 			opts: testOptions(func(o *Options) {
-				o.Session, o.BrandNew, o.Heartbeat = "subagent", true, true
+				o.Session, o.Setup, o.Heartbeat = "subagent", SetupInject, true
 				o.Startup, o.Today = true, "2026-11-29"
 			}),
 			want: []string{"AGENTS.md OK", "TOOLS.md OK"},
@@ -330,7 +332,7 @@ func TestLoadBudgets(t *testing.T) {
 		opts          Options
 		want          []string
 		wantInjected  []int
-		wantCauses    []Cause
+		wantCauses    [][]Cause
 		maxInjected   int
 		onlyMarkersIn bool
 	}{
@@ -339,7 +341,7 @@ func TestLoadBudgets(t *testing.T) {
 			files:        map[string]string{"AGENTS.md": strings.Repeat("a", 80), "SOUL.md": strings.Repeat("s", 90), "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"},
 			opts:         testOptions(func(o *Options) { o.MaxChars, o.TotalMaxChars = 100, 150 }),
 			want:         []string{"AGENTS.md OK", "SOUL.md TRUNCATED", "TOOLS.md SKIPPED (total budget exhausted)", "IDENTITY.md SKIPPED (total budget exhausted)", "USER.md SKIPPED (total budget exhausted)"},
-			wantCauses:   []Cause{"", CauseTotal, CauseTotal, CauseTotal, CauseTotal},
+			wantCauses:   [][]Cause{nil, {CauseTotal}, {CauseTotal}, {CauseTotal}, {CauseTotal}},
 			wantInjected: []int{80, 66, 0, 0, 0},
 			maxInjected:  150,
 		},
@@ -357,7 +359,7 @@ func TestLoadBudgets(t *testing.T) {
 			files:        map[string]string{"AGENTS.md": long, "SOUL.md": "s", "TOOLS.md": "t", "IDENTITY.md": "i", "USER.md": "u"},
 			opts:         testOptions(),
 			want:         []string{"AGENTS.md TRUNCATED", "SOUL.md OK", "TOOLS.md OK", "IDENTITY.md OK", "USER.md OK"},
-			wantCauses:   []Cause{CausePerFile, "", "", "", ""},
+			wantCauses:   [][]Cause{{CausePerFile}, nil, nil, nil, nil},
 			wantInjected: []int{18003, 1, 1, 1, 1},
 			maxInjected:  60000,
 		},
@@ -368,11 +370,11 @@ func TestLoadBudgets(t *testing.T) {
 			res := mustLoad(t, ws, tt.opts)
 			assert.Equal(t, tt.want, outline(res))
 			var injected []int
-			var causes []Cause
+			var causes [][]Cause
 			sum := 0
 			for _, f := range res.Files {
 				injected = append(injected, f.InjectedChars)
-				causes = append(causes, f.Cause)
+				causes = append(causes, f.Causes)
 				sum += f.InjectedChars
 				assert.LessOrEqual(t, f.InjectedChars, res.MaxChars)
 				if tt.onlyMarkersIn && f.Status != StatusMissing {
@@ -401,7 +403,7 @@ func TestLoadTruncatedFile(t *testing.T) {
 	f := res.Files[0]
 	trimmed := strings.TrimRight(body, "\n")
 	assert.Equal(t, StatusTruncated, f.Status)
-	assert.Equal(t, CausePerFile, f.Cause)
+	assert.Equal(t, []Cause{CausePerFile}, f.Causes)
 	assert.True(t, f.NearLimit)
 	assert.Equal(t, 39999, f.RawChars)
 	assert.LessOrEqual(t, f.InjectedChars, 20000)
@@ -416,7 +418,7 @@ func TestLoadTruncatedFile(t *testing.T) {
 	assert.Equal(t, 17948+len(m[0]), f.InjectedChars)
 	assert.True(t, strings.HasSuffix(strings.Split(f.Content, "\n[...")[0], "\nline 1395"), "the head ends at a line end")
 	assert.True(t, strings.HasPrefix(strings.SplitN(f.Content, "...]\n", 2)[1], "line 3601\n"), "the tail starts at a line start")
-	assert.Equal(t, `{"maxChars":20000,"totalMaxChars":60000,"files":[{"name":"MEMORY.md","raw":39999,"injected":17991,"cause":"per-file limit"}]}`, res.Signature)
+	assert.Equal(t, `{"maxChars":20000,"totalMaxChars":60000,"files":[{"name":"MEMORY.md","raw":39999,"injected":17991,"causes":["per-file limit"]}]}`, res.Signature)
 }
 
 func TestLoadLongCRLFFile(t *testing.T) {

@@ -30,6 +30,8 @@ type plan struct {
 	optional map[string]bool
 	dynamic  map[string]bool
 	subagent map[string]bool
+	cron     map[string]bool
+	private  map[string]bool // lower-case names and paths
 	startup  map[string]bool
 	keep     vfs.Keep // what to read of every file; see readWindow
 }
@@ -42,6 +44,11 @@ func newPlan(opts Options) *plan {
 	p.optional = setOf(opts.Optional)
 	p.dynamic = setOf(opts.DynamicFiles)
 	p.subagent = setOf(opts.SubagentFiles)
+	p.cron = setOf(opts.CronFiles)
+	p.private = map[string]bool{}
+	for _, name := range opts.Private {
+		p.private[strings.ToLower(name)] = true
+	}
 	p.startup = map[string]bool{}
 	p.keep = readWindow(p.maxChars)
 	return p
@@ -73,7 +80,7 @@ func (p *plan) candidates() ([]candidate, error) {
 	}
 	for _, name := range p.opts.Files {
 		switch {
-		case name == "BOOTSTRAP.md" && !p.opts.BrandNew,
+		case name == SetupFile && p.opts.Setup == SetupSkip,
 			name == "HEARTBEAT.md" && !p.opts.Heartbeat:
 			continue
 		}
@@ -110,16 +117,23 @@ func (p *plan) candidates() ([]candidate, error) {
 	return p.classify(p.filter(list)), nil
 }
 
-// filter applies the session filter.
+// filter applies the session filter: a sub-agent or cron session keeps
+// only the names listed for it.
 func (p *plan) filter(list []candidate) []candidate {
-	if p.opts.Session != "subagent" {
+	var keep map[string]bool
+	switch p.opts.Session {
+	case "subagent":
+		keep = p.subagent
+	case "cron":
+		keep = p.cron
+	default:
 		return list
 	}
-	return slices.DeleteFunc(list, func(c candidate) bool { return !p.subagent[c.Name] })
+	return slices.DeleteFunc(list, func(c candidate) bool { return !keep[c.Name] })
 }
 
 // classify sets the per-name properties, which follow the name wherever
-// the hook moved or put it.
+// the hook moved or put it. Privacy comes last, so nothing overrides it.
 func (p *plan) classify(list []candidate) []candidate {
 	for i := range list {
 		c := &list[i]
@@ -127,8 +141,19 @@ func (p *plan) classify(list []candidate) []candidate {
 		c.optional = p.optional[c.Name] || c.startup
 		c.dynamic = p.dynamic[c.Name] || c.startup
 		c.omit = p.opts.Omit[c.Name]
+		if c.Name == SetupFile && p.opts.Setup == SetupDetect {
+			c.omit = ReasonSetupDetect
+		}
+		if p.keepsPrivate() && (p.private[strings.ToLower(c.Name)] || p.private[strings.ToLower(c.Path)]) {
+			c.omit, c.optional = ReasonPrivate, true
+		}
 	}
 	return list
+}
+
+// keepsPrivate reports whether the session must not see private files.
+func (p *plan) keepsPrivate() bool {
+	return p.opts.Shared || p.opts.Session == "subagent" || p.opts.Session == "cron"
 }
 
 // runHook hands the list to the hook and validates what comes back.

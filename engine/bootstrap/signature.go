@@ -8,10 +8,10 @@ import (
 
 // signatureFile is one cut file in a truncation signature.
 type signatureFile struct {
-	Name     string `json:"name"`
-	Raw      int    `json:"raw"`
-	Injected int    `json:"injected"`
-	Cause    Cause  `json:"cause"`
+	Name     string  `json:"name"`
+	Raw      int     `json:"raw"`
+	Injected int     `json:"injected"`
+	Causes   []Cause `json:"causes"`
 }
 
 // signatureDoc is the JSON form of a truncation signature. Field order is
@@ -28,10 +28,10 @@ type signatureDoc struct {
 func signature(maxChars, totalMaxChars int, files []File) string {
 	var cut []signatureFile
 	for _, f := range files {
-		if f.Cause == "" {
+		if len(f.Causes) == 0 {
 			continue
 		}
-		cut = append(cut, signatureFile{Name: f.Name, Raw: f.RawChars, Injected: f.InjectedChars, Cause: f.Cause})
+		cut = append(cut, signatureFile{Name: f.Name, Raw: f.RawChars, Injected: f.InjectedChars, Causes: f.Causes})
 	}
 	if len(cut) == 0 {
 		return ""
@@ -41,7 +41,7 @@ func signature(maxChars, totalMaxChars int, files []File) string {
 			cmp.Compare(a.Name, b.Name),
 			cmp.Compare(a.Raw, b.Raw),
 			cmp.Compare(a.Injected, b.Injected),
-			cmp.Compare(a.Cause, b.Cause),
+			slices.Compare(a.Causes, b.Causes),
 		)
 	})
 	b, err := json.Marshal(signatureDoc{MaxChars: maxChars, TotalMaxChars: totalMaxChars, Files: cut})

@@ -156,7 +156,7 @@ func benchFiles() map[string]string {
 func BenchmarkBootstrap(b *testing.B) {
 	_, ws := memWorkspace(b, benchFiles())
 	ctx := context.Background()
-	opts := testOptions(func(o *Options) { o.Heartbeat, o.BrandNew = true, true })
+	opts := testOptions(func(o *Options) { o.Heartbeat, o.Setup = true, SetupInject })
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Load(ctx, ws, opts); err != nil {

@@ -2,16 +2,30 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/internal/runes"
 )
 
 // Diff compares the prompts of two renders layer by layer: are the stable prefixes byte-identical, and if not, where do they first differ.
 type Diff struct {
 	Layers []LayerDiff `json:"layers"`
+	// Files are the workspace files injected differently on the two
+	// sides, in the order the first side lists them, then the second's.
+	Files []FileChange `json:"files_changed"`
+}
+
+// FileChange is a workspace file whose fate differs between two renders:
+// A and B say what each side did with it ("OK, 412 chars", "SKIPPED:
+// <reason>", "absent").
+type FileChange struct {
+	Name string `json:"name"`
+	A    string `json:"a"`
+	B    string `json:"b"`
 }
 
 // StableIdentical reports whether every layer's stable prefix matched.
@@ -79,7 +93,46 @@ func Compare(a, b *engine.Result) (Diff, error) {
 		ld.DynamicChanged = dynamicChanges(la, lb)
 		d.Layers = append(d.Layers, ld)
 	}
+	d.Files = fileChanges(a.Files, b.Files)
 	return d, nil
+}
+
+// fileChanges lists the files whose status, reason or injected text
+// differ between the two sides.
+func fileChanges(a, b []bootstrap.File) []FileChange {
+	out := []FileChange{}
+	find := func(files []bootstrap.File, name string) *bootstrap.File {
+		for i := range files {
+			if files[i].Name == name {
+				return &files[i]
+			}
+		}
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, f := range slices.Concat(a, b) {
+		if seen[f.Name] {
+			continue
+		}
+		seen[f.Name] = true
+		fa, fb := find(a, f.Name), find(b, f.Name)
+		if fa != nil && fb != nil && fa.Status == fb.Status && fa.Reason == fb.Reason && fa.Content == fb.Content {
+			continue
+		}
+		out = append(out, FileChange{Name: f.Name, A: fileFate(fa), B: fileFate(fb)})
+	}
+	return out
+}
+
+// fileFate says in a few words what a render did with a file.
+func fileFate(f *bootstrap.File) string {
+	switch {
+	case f == nil:
+		return "absent"
+	case f.Status == bootstrap.StatusOK || f.Status == bootstrap.StatusTruncated:
+		return fmt.Sprintf("%s, %d chars injected", f.Status, f.InjectedChars)
+	}
+	return fmt.Sprintf("%s: %s", f.Status, f.Reason)
 }
 
 func commonPrefix(a, b string) int {

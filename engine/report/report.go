@@ -83,10 +83,17 @@ type FileReport struct {
 	Status        string `json:"status"`
 	RawChars      int    `json:"raw_chars"`
 	InjectedChars int    `json:"injected_chars"`
-	Cause         string `json:"cause,omitempty"`
-	NearLimit     bool   `json:"near_limit"`
-	Reason        string `json:"reason,omitempty"`
-	Dynamic       bool   `json:"dynamic"`
+	// Causes are the budgets that cut the file: "per-file limit", "total
+	// limit", or both.
+	Causes    []string `json:"causes,omitempty"`
+	NearLimit bool     `json:"near_limit"`
+	Reason    string   `json:"reason,omitempty"`
+	Dynamic   bool     `json:"dynamic"`
+	// BoundaryMarkers counts the cache boundary markers in the file's
+	// injected text. Each is printed as "[cache boundary marker
+	// removed]", since a marker there would split the prompt in the
+	// wrong place.
+	BoundaryMarkers int `json:"boundary_markers,omitempty"`
 }
 
 // LayerReport sizes one layer and its stable prefix.
@@ -198,13 +205,7 @@ func Build(r *engine.Result, tok Tokenizer) Report {
 		}
 		stableChars += 2 * max(0, nStable-1)
 		dynamicChars += 2 * max(0, nDynamic-1)
-		total := stableChars + boundaryChars + 1 // the marker line
-		if nStable > 0 {
-			total += 2
-		}
-		if nDynamic > 0 {
-			total += dynamicChars + 2
-		}
+		total := textChars(stableChars, dynamicChars, nStable, nDynamic, boundaryChars, r.Mode != engine.ModeNone)
 		lr := LayerReport{Name: l.Name, Total: size(l.Text, total), Stable: size(l.Stable, stableChars),
 			Dynamic: size(l.Dynamic, dynamicChars), StableSHA256: l.StableSHA256}
 		rep.Layers = append(rep.Layers, lr)
@@ -214,6 +215,30 @@ func Build(r *engine.Result, tok Tokenizer) Report {
 	rep.Skills = skillsReport(r)
 	rep.Tools = toolsReport(r.Tools)
 	return rep
+}
+
+// textChars is the length of a layer's text from its parts, the way the
+// engine joins them: one blank line between parts, the marker line
+// between the tiers (not in mode none), and a final newline.
+func textChars(stable, dynamic, nStable, nDynamic, boundary int, marked bool) int {
+	if !marked {
+		total := stable + dynamic
+		if nStable > 0 && nDynamic > 0 {
+			total += 2
+		}
+		if nStable+nDynamic > 0 {
+			total++
+		}
+		return total
+	}
+	total := stable + boundary + 1 // the marker line
+	if nStable > 0 {
+		total += 2
+	}
+	if nDynamic > 0 {
+		total += dynamic + 2
+	}
+	return total
 }
 
 func sectionCount(layers []engine.Layer) int {
@@ -242,8 +267,15 @@ func bootstrapReport(r *engine.Result) BootstrapReport {
 		if f.NearLimit {
 			b.NearLimit++
 		}
-		b.Files = append(b.Files, FileReport{Name: f.Name, Path: f.Display, Status: string(f.Status), RawChars: f.RawChars,
-			InjectedChars: f.InjectedChars, Cause: string(f.Cause), NearLimit: f.NearLimit, Reason: f.Reason, Dynamic: f.Dynamic})
+		fr := FileReport{Name: f.Name, Path: f.Display, Status: string(f.Status), RawChars: f.RawChars,
+			InjectedChars: f.InjectedChars, NearLimit: f.NearLimit, Reason: f.Reason, Dynamic: f.Dynamic}
+		for _, c := range f.Causes {
+			fr.Causes = append(fr.Causes, string(c))
+		}
+		if r.Boundary != "" {
+			fr.BoundaryMarkers = strings.Count(f.Content, r.Boundary)
+		}
+		b.Files = append(b.Files, fr)
 	}
 	b.TotalNearLimit = b.TotalMaxChars > 0 && float64(b.InjectedChars) >= NearLimitRatio*float64(b.TotalMaxChars)
 	return b

@@ -59,7 +59,7 @@ func TestReportFigures(t *testing.T) {
 
 	assert.Equal(t, "TRUNCATED", soul.Status)
 	assert.Equal(t, 200, soul.RawChars)
-	assert.Equal(t, "per-file limit", soul.Cause)
+	assert.Equal(t, []string{"per-file limit"}, soul.Causes)
 	assert.True(t, soul.NearLimit)
 	assert.LessOrEqual(t, soul.InjectedChars, 100, "the cut fits the per-file budget, marker included")
 	assert.Greater(t, soul.InjectedChars, 90, "and uses most of it")
@@ -67,7 +67,7 @@ func TestReportFigures(t *testing.T) {
 	assert.Contains(t, res.Layers[0].Stable, "/200]", "the marker names the raw size")
 
 	assert.Equal(t, "SKIPPED", tools.Status)
-	assert.Equal(t, "total limit", tools.Cause)
+	assert.Equal(t, []string{"total limit"}, tools.Causes)
 	assert.Equal(t, 0, tools.InjectedChars)
 
 	assert.Equal(t, 90+soul.InjectedChars, b.InjectedChars)

@@ -21,8 +21,9 @@ type PackInfo struct {
 
 // TruncationInfo tells the notice section whether to speak.
 type TruncationInfo struct {
-	Warn  bool     // show the truncation notice this turn
-	Files []string // names of the files that were cut
+	Warn    bool     // show the truncation notice this turn
+	Files   []string // names of the files that were cut short
+	Skipped []string // names of the files left out because the total budget ran out
 }
 
 // OverrideSet is the provider section overrides in force this render,

@@ -93,7 +93,8 @@ func DirectRequest() engine.Request {
 		Timezone:  "Europe/Lisbon",
 		Workspace: engine.Workspace{Path: "/ws"},
 		Tools:     []engine.Tool{{Name: "read", Description: "Read a file."}, {Name: "exec", Description: "Run a command."}},
-		Channel:   engine.Channel{ID: "telegram", ChatType: "direct", Delivery: "automatic"},
+		ChatType:  "direct",
+		Channel:   engine.Channel{ID: "telegram", Delivery: "automatic"},
 		Runtime:   engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Model: "anthropic/claude"},
 		Owners:    []string{"telegram:1"},
 	}

@@ -39,6 +39,8 @@ type BootstrapFiles struct {
 	Optional []string // absent without a missing marker
 	Dynamic  []string // rendered below the cache boundary
 	Subagent []string // all a sub-agent session gets
+	Cron     []string // all a cron session gets
+	Private  []string // never injected into shared, sub-agent or cron sessions
 }
 
 // defaultsFile is templates/defaults.toml as written; every key is a
@@ -70,6 +72,8 @@ type defaultsFile struct {
 		Optional          *[]string `toml:"optional"`
 		Dynamic           *[]string `toml:"dynamic"`
 		Subagent          *[]string `toml:"subagent"`
+		Cron              *[]string `toml:"cron"`
+		Private           *[]string `toml:"private"`
 	} `toml:"bootstrap"`
 }
 
@@ -110,6 +114,8 @@ func readDefaults(fsys fs.FS) (config.Defaults, BootstrapFiles, diag.ErrorList) 
 		Optional: c.names("optional", doc.Bootstrap.Optional),
 		Dynamic:  c.names("dynamic", doc.Bootstrap.Dynamic),
 		Subagent: c.names("subagent", doc.Bootstrap.Subagent),
+		Cron:     c.names("cron", doc.Bootstrap.Cron),
+		Private:  c.names("private", doc.Bootstrap.Private),
 	}
 	return d, files, c.errs
 }
