@@ -3,8 +3,9 @@
 // is reviewed as a diff of those snapshots.
 //
 // A scenario is golden/scenarios/<name>.txtar: a one-paragraph description
-// as the archive comment, request.toml, an optional config.toml and
-// workspace files under workspace/, placed under the request's workspace
+// as the archive comment, request.toml, an optional next-turn.toml (a later
+// turn of the same session, which must keep every stable prefix), an
+// optional config.toml and workspace files under workspace/, placed under the request's workspace
 // path (DefaultWorkspace when it names none). Its snapshot is
 // golden/snapshots/<name>.md. Render is hermetic: workspace files live in a
 // fresh in-memory filesystem and nothing reads the clock, the environment
@@ -35,6 +36,7 @@ const DefaultWorkspace = "/workspace"
 // Archive member names.
 const (
 	requestFile     = "request.toml"
+	nextTurnFile    = "next-turn.toml"
 	configFile      = "config.toml"
 	workspacePrefix = "workspace/"
 )
@@ -45,6 +47,7 @@ type Scenario struct {
 	Description string // the archive comment, trimmed
 
 	request   engine.Request
+	nextTurn  *engine.Request // nil when the archive has no next-turn.toml
 	config    *config.Config    // nil when the archive has no config.toml
 	workspace map[string][]byte // workspace-relative slash path → content
 }
@@ -82,7 +85,7 @@ func parse(name, label string, data []byte) (*Scenario, error) {
 	if sc.Description == "" {
 		return nil, fmt.Errorf("golden: %s: the archive comment (the scenario's description) is empty", label)
 	}
-	var request []byte
+	var request, nextTurn []byte
 	seen := map[string]bool{}
 	for _, f := range ar.Files {
 		member := label + "/" + f.Name
@@ -93,6 +96,8 @@ func parse(name, label string, data []byte) (*Scenario, error) {
 		switch {
 		case f.Name == requestFile:
 			request = f.Data
+		case f.Name == nextTurnFile:
+			nextTurn = f.Data
 		case f.Name == configFile:
 			cfg, err := config.Parse(member, f.Data)
 			if err != nil {
@@ -106,21 +111,38 @@ func parse(name, label string, data []byte) (*Scenario, error) {
 			}
 			sc.workspace[rel] = f.Data
 		default:
-			return nil, fmt.Errorf("golden: %s: unknown file (want %s, %s or %s<path>)", member, requestFile, configFile, workspacePrefix)
+			return nil, fmt.Errorf("golden: %s: unknown file (want %s, %s, %s or %s<path>)", member, requestFile, nextTurnFile, configFile, workspacePrefix)
 		}
 	}
 	if request == nil {
 		return nil, fmt.Errorf("golden: %s: no %s in the archive", label, requestFile)
 	}
-	req, err := engine.ParseRequest(label+"/"+requestFile, request)
+	req, err := sc.parseRequest(label+"/"+requestFile, request)
 	if err != nil {
-		return nil, fmt.Errorf("golden: %w", err)
+		return nil, err
+	}
+	sc.request = req
+	if nextTurn != nil {
+		next, err := sc.parseRequest(label+"/"+nextTurnFile, nextTurn)
+		if err != nil {
+			return nil, err
+		}
+		sc.nextTurn = &next
+	}
+	return sc, nil
+}
+
+// parseRequest parses a request member, placing it in DefaultWorkspace
+// when it names no workspace and the archive has workspace files.
+func (sc *Scenario) parseRequest(member string, data []byte) (engine.Request, error) {
+	req, err := engine.ParseRequest(member, data)
+	if err != nil {
+		return engine.Request{}, fmt.Errorf("golden: %w", err)
 	}
 	if req.Workspace.Path == "" && len(sc.workspace) > 0 {
 		req.Workspace.Path = DefaultWorkspace
 	}
-	sc.request = req
-	return sc, nil
+	return req, nil
 }
 
 // checkName refuses names that cannot be a snapshot file name.

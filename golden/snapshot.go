@@ -44,7 +44,8 @@ func Render(ctx context.Context, pack fs.FS, sc *Scenario) ([]byte, error) {
 
 // render runs the engine over a fresh in-memory workspace. A new engine
 // per render keeps scenarios independent: its "once" warning store and
-// file cache start empty.
+// file cache start empty. A next turn renders on the same engine, as a
+// runtime would, and must keep every stable prefix of the first.
 func render(ctx context.Context, pack fs.FS, sc *Scenario) (*engine.Result, error) {
 	fsys := afero.NewMemMapFs()
 	for _, rel := range sc.workspaceFiles() {
@@ -60,7 +61,21 @@ func render(ctx context.Context, pack fs.FS, sc *Scenario) (*engine.Result, erro
 	if err != nil {
 		return nil, err
 	}
-	return e.Render(ctx, sc.request)
+	res, err := e.Render(ctx, sc.request)
+	if err != nil || sc.nextTurn == nil {
+		return res, err
+	}
+	next, err := e.Render(ctx, *sc.nextTurn)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", nextTurnFile, err)
+	}
+	for i, l := range res.Layers {
+		if i >= len(next.Layers) || next.Layers[i].StableSHA256 != l.StableSHA256 {
+			return nil, fmt.Errorf("%s: the %s layer's stable prefix differs from %s's: a later turn of one session must keep the cached prefix (compare them with render diff)",
+				nextTurnFile, l.Name, requestFile)
+		}
+	}
+	return res, nil
 }
 
 // format lays out the snapshot. Blocks are joined with one blank line and
@@ -98,6 +113,9 @@ func format(sc *Scenario, res *engine.Result) ([]byte, error) {
 	}
 	if len(hashes) == 0 {
 		hashes = append(hashes, "(no layers)")
+	}
+	if sc.nextTurn != nil {
+		hashes = append(hashes, "- "+nextTurnFile+": the same stable prefix in every layer")
 	}
 	blocks = append(blocks, strings.Join(hashes, "\n"))
 	return []byte(strings.Join(blocks, "\n\n") + "\n"), nil

@@ -127,6 +127,27 @@ func TestRenderErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "nope")
 }
 
+// TestNextTurnKeepsThePrefix: a next turn that only changes per-turn
+// facts is noted in the snapshot; one that changes a stable fact (here
+// the session's chat type, which takes MEMORY.md out) fails the render.
+func TestNextTurnKeepsThePrefix(t *testing.T) {
+	const ws = "-- workspace/AGENTS.md --\nBe careful.\n-- workspace/MEMORY.md --\nPrivate.\n"
+	sc, err := Parse("turns", []byte("d\n-- request.toml --\nchat_type = \"direct\"\ndate = \"2026-11-30T09:00:00Z\"\n"+
+		"-- next-turn.toml --\nchat_type = \"direct\"\ndate = \"2026-11-30T10:00:00Z\"\nowners = [\"x\"]\n"+ws))
+	require.NoError(t, err)
+	out, err := Render(t.Context(), sysprompt.Pack, sc)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "\n- next-turn.toml: the same stable prefix in every layer\n")
+
+	sc, err = Parse("turns", []byte("d\n-- request.toml --\nchat_type = \"direct\"\n-- next-turn.toml --\nchat_type = \"group\"\n"+ws))
+	require.NoError(t, err)
+	_, err = Render(t.Context(), sysprompt.Pack, sc)
+	assert.ErrorContains(t, err, "next-turn.toml: the system layer's stable prefix differs from request.toml's")
+
+	_, err = Parse("turns", []byte("d\n-- request.toml --\n-- next-turn.toml --\nchat_type = \"dm\"\n"))
+	assert.ErrorContains(t, err, "turns.txtar/next-turn.toml")
+}
+
 func TestRenderIsRepeatable(t *testing.T) {
 	sc, err := Load("scenarios/direct-chat.txtar")
 	require.NoError(t, err)
