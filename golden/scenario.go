@@ -47,7 +47,7 @@ type Scenario struct {
 	Description string // the archive comment, trimmed
 
 	request   engine.Request
-	nextTurn  *engine.Request // nil when the archive has no next-turn.toml
+	nextTurn  *engine.Request   // nil when the archive has no next-turn.toml
 	config    *config.Config    // nil when the archive has no config.toml
 	workspace map[string][]byte // workspace-relative slash path → content
 }
