@@ -8,6 +8,8 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -110,7 +112,20 @@ type SkillsConfig struct {
 	AllowBundled []string              `toml:"allowBundled"`
 	Entries      map[string]SkillEntry `toml:"entries"`
 	Managed      string                `toml:"managedDir"`
+	Load         SkillsLoad            `toml:"load"`
 }
+
+// SkillsLoad says where else skills are loaded from.
+type SkillsLoad struct {
+	// ExtraDirs are skills folders searched after every other root, so a
+	// skill there never shadows one found elsewhere. Each is absolute, or
+	// starts with "~" for the host's home (see ExtraSkillDirs).
+	ExtraDirs []string `toml:"extraDirs"`
+}
+
+// MaxExtraDirs bounds skills.load.extraDirs: every folder costs a walk of
+// up to a thousand entries per discovery.
+const MaxExtraDirs = 32
 
 // SkillsLimits are the catalog budget.
 type SkillsLimits struct {
@@ -363,6 +378,7 @@ func (c *Config) validate() error {
 	}
 	top := keyCheck{c, "", 1}
 	return cmp.Or(
+		c.checkExtraDirs(),
 		top.enum("memory.citations", c.Memory.Citations, CitationModes...),
 		top.count("skills.limits.maxSkillsPromptChars", c.Skills.Limits.MaxSkillsPromptChars),
 		top.count("skills.limits.maxSkillsInPrompt", c.Skills.Limits.MaxSkillsInPrompt))
@@ -394,6 +410,76 @@ func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
 		errs = append(errs, k.fail("contextLimits.maxPromptChars", "contextLimits.maxPromptChars must not be negative"))
 	}
 	return cmp.Or(errs...)
+}
+
+// extraDirsKey is the config key of the extra skills folders.
+const extraDirsKey = "skills.load.extraDirs"
+
+// checkExtraDirs refuses extra skills folders that are empty, relative or
+// too many. A relative one is refused rather than resolved: against the
+// working directory it would change with where the runtime was started,
+// and the engine never looks at that.
+func (c *Config) checkExtraDirs() error {
+	dirs := c.Skills.Load.ExtraDirs
+	if len(dirs) > MaxExtraDirs {
+		return c.keyErr(extraDirsKey, 1, fmt.Errorf("%s lists %d folders; at most %d are searched", extraDirsKey, len(dirs), MaxExtraDirs))
+	}
+	for i, d := range dirs {
+		if msg := extraDirProblem(d); msg != "" {
+			return c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %q: %s", extraDirsKey, i, d, msg))
+		}
+	}
+	return nil
+}
+
+// extraDirProblem says what is wrong with one extra skills folder, or "".
+func extraDirProblem(d string) string {
+	switch {
+	case strings.TrimSpace(d) == "":
+		return "empty folder name"
+	case d == "~" || strings.HasPrefix(d, "~/") || strings.HasPrefix(d, `~\`):
+		return ""
+	case strings.HasPrefix(d, "~"):
+		return `only "~" or "~/…" (the host's home) is expanded; write the folder as an absolute path`
+	case path.IsAbs(d) || filepath.IsAbs(d):
+		return ""
+	}
+	return `a relative folder is refused; write it as an absolute path or start it with "~/"`
+}
+
+// ExtraSkillDirs returns skills.load.extraDirs with "~" expanded against
+// home (the host's home directory, which the runtime passes in), cleaned,
+// slash-separated and without repeats. A "~" folder with no home known is
+// an error placed on its element.
+func (c *Config) ExtraSkillDirs(home string) ([]string, error) {
+	if c == nil {
+		return nil, nil
+	}
+	home = strings.TrimRight(filepath.ToSlash(home), "/")
+	var out []string
+	for i, d := range c.Skills.Load.ExtraDirs {
+		d = filepath.ToSlash(d)
+		if rest, ok := strings.CutPrefix(d, "~"); ok {
+			if home == "" {
+				return nil, c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %q: the host's home directory is not known, so \"~\" cannot be expanded", extraDirsKey, i, c.Skills.Load.ExtraDirs[i]))
+			}
+			d = home + "/" + rest
+		}
+		d = path.Clean(d)
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// elementErr places an error on the i-th element of the array at key,
+// or on the key when the element cannot be found.
+func (c *Config) elementErr(key string, i int, err error) *diag.Error {
+	if at := strict.ScanTOML(c.src).ElementsOf(key); i < len(at) {
+		return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: at[i].Line, Col: at[i].Col, Err: err}
+	}
+	return c.keyErr(key, 1, err)
 }
 
 // keyCheck places value errors of one table: a key is found at or after

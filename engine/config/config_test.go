@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -195,4 +196,57 @@ func mustRead(t *testing.T, name string) []byte {
 	b, err := os.ReadFile(name)
 	require.NoError(t, err)
 	return b
+}
+
+func TestExtraSkillDirs(t *testing.T) {
+	// The three ways TOML can write the key all reach the same list.
+	for _, src := range []string{
+		"[skills.load]\nextraDirs = [\"~/shared/skills\", \"/opt/skills/\", \"~\", \"/opt/skills\"]\n",
+		"[skills]\nload.extraDirs = [\n  \"~/shared/skills\",\n  \"/opt/skills/\",\n  \"~\",\n  \"/opt/skills\",\n]\n",
+		"skills.load.extraDirs = [\"~/shared/skills\", \"/opt/skills/\", \"~\", \"/opt/skills\"]\n",
+	} {
+		cfg, err := config.Parse("c.toml", []byte(src))
+		require.NoError(t, err, src)
+		dirs, err := cfg.ExtraSkillDirs("/home/ana/")
+		require.NoError(t, err)
+		assert.Equal(t, []string{"/home/ana/shared/skills", "/opt/skills", "/home/ana"}, dirs, "expanded, cleaned, repeats dropped")
+	}
+
+	// "~" with no home known is placed on its element.
+	cfg, err := config.Parse("c.toml", []byte("[skills.load]\nextraDirs = [\n  \"/opt/skills\",\n  \"~/shared\",\n]\n"))
+	require.NoError(t, err)
+	_, err = cfg.ExtraSkillDirs("")
+	require.EqualError(t, err, `c.toml:4:3: skills.load.extraDirs[1] = "~/shared": the host's home directory is not known, so "~" cannot be expanded`)
+
+	var none *config.Config
+	dirs, err := none.ExtraSkillDirs("/home/ana")
+	require.NoError(t, err)
+	assert.Empty(t, dirs)
+}
+
+func TestExtraSkillDirsRefused(t *testing.T) {
+	many := "[skills.load]\nextraDirs = ["
+	for i := range config.MaxExtraDirs + 1 {
+		many += fmt.Sprintf("%q, ", fmt.Sprintf("/s/%d", i))
+	}
+	many += "]\n"
+	cases := []struct{ name, src, want string }{
+		{"relative", "[skills.load]\nextraDirs = [\"/ok\", \"team/skills\"]\n",
+			`c.toml:2:21: skills.load.extraDirs[1] = "team/skills": a relative folder is refused; write it as an absolute path or start it with "~/"`},
+		{"dot relative", "skills.load.extraDirs = [\"./skills\"]\n",
+			`c.toml:1:26: skills.load.extraDirs[0] = "./skills": a relative folder is refused; write it as an absolute path or start it with "~/"`},
+		{"other user's home", "[skills.load]\nextraDirs = [\n  \"~bob/skills\",\n]\n",
+			`c.toml:3:3: skills.load.extraDirs[0] = "~bob/skills": only "~" or "~/…" (the host's home) is expanded; write the folder as an absolute path`},
+		{"empty", "[skills.load]\nextraDirs = [\" \"]\n", `c.toml:2:14: skills.load.extraDirs[0] = " ": empty folder name`},
+		{"too many", many, fmt.Sprintf(`c.toml:2:1: skills.load.extraDirs lists %d folders; at most %d are searched`, config.MaxExtraDirs+1, config.MaxExtraDirs)},
+		{"not a list", "[skills.load]\nextraDirs = \"/opt/skills\"\n", `c.toml:2:1: key "skills.load.extraDirs": incompatible types: TOML value has type string; destination has type slice`},
+		{"unknown load key", "[skills.load]\nwatch = true\n", `c.toml:2:1: unknown key "skills.load.watch"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := config.Parse("c.toml", []byte(tc.src))
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
 }
