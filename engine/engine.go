@@ -61,7 +61,8 @@ type Engine struct {
 	snap     *snapshot           // cache 1: what was read from workspaces
 	memo     *stableMemo         // cache 2: rendered stable tiers
 
-	extraSkillDirs []string // skills.load.extraDirs, "~" expanded
+	managedSkillDir string   // skills.managedDir, "~" expanded
+	extraSkillDirs  []string // skills.load.extraDirs, "~" expanded
 }
 
 type options struct {
@@ -145,11 +146,9 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 			return nil, ErrorList{&Error{Phase: PhaseConfig, Err: fmt.Errorf("skills root %q has no filesystem", r.dir)}}
 		}
 	}
-	dirs, err := e.opts.config.ExtraSkillDirs(e.opts.skillHost.Home)
-	if err != nil {
+	if err := e.userSkillDirs(); err != nil {
 		return nil, asList(PhaseConfig, err)
 	}
-	e.extraSkillDirs = dirs
 	p, errs := pack.Load(packFS)
 	if len(errs) > 0 {
 		return nil, errs

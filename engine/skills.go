@@ -106,6 +106,17 @@ func (o *openedRoots) close() {
 	}
 }
 
+// userSkillDirs expands "~" in the config's skills folders once, against
+// the host's home.
+func (e *Engine) userSkillDirs() (err error) {
+	home := e.opts.skillHost.Home
+	if e.managedSkillDir, err = e.opts.config.ManagedSkillDir(home); err != nil {
+		return err
+	}
+	e.extraSkillDirs, err = e.opts.config.ExtraSkillDirs(home)
+	return err
+}
+
 // hostFS is the filesystem the user's own skills folders are read from.
 func (e *Engine) hostFS() afero.Fs {
 	if e.opts.skillHost.FS != nil {
@@ -123,8 +134,8 @@ func (e *Engine) hostSkillDirs() (dirs []string, sources []skills.Source) {
 	if home := strings.TrimRight(e.opts.skillHost.Home, `/\`); home != "" {
 		dirs, sources = append(dirs, home+"/.agents/skills"), append(sources, skills.PersonalAgents)
 	}
-	if e.opts.config != nil && e.opts.config.Skills.Managed != "" {
-		dirs, sources = append(dirs, e.opts.config.Skills.Managed), append(sources, skills.Managed)
+	if e.managedSkillDir != "" {
+		dirs, sources = append(dirs, e.managedSkillDir), append(sources, skills.Managed)
 	}
 	for _, d := range e.extraSkillDirs {
 		dirs, sources = append(dirs, d), append(sources, skills.Extra)

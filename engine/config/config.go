@@ -111,7 +111,7 @@ type SkillsConfig struct {
 	Limits       SkillsLimits          `toml:"limits"`
 	AllowBundled []string              `toml:"allowBundled"`
 	Entries      map[string]SkillEntry `toml:"entries"`
-	Managed      string                `toml:"managedDir"`
+	Managed      string                `toml:"managedDir"` // absolute, or "~/…"; see ManagedSkillDir
 	Load         SkillsLoad            `toml:"load"`
 }
 
@@ -412,14 +412,22 @@ func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
 	return cmp.Or(errs...)
 }
 
-// extraDirsKey is the config key of the extra skills folders.
-const extraDirsKey = "skills.load.extraDirs"
+// The config keys of skills folders.
+const (
+	extraDirsKey  = "skills.load.extraDirs"
+	managedDirKey = "skills.managedDir"
+)
 
-// checkExtraDirs refuses extra skills folders that are empty, relative or
-// too many. A relative one is refused rather than resolved: against the
+// checkExtraDirs refuses skills folders (skills.managedDir and the extra
+// ones) that are empty, relative or too many. A relative one is refused rather than resolved: against the
 // working directory it would change with where the runtime was started,
 // and the engine never looks at that.
 func (c *Config) checkExtraDirs() error {
+	if d := c.Skills.Managed; d != "" {
+		if msg := extraDirProblem(d); msg != "" {
+			return c.keyErr(managedDirKey, 1, fmt.Errorf("%s = %q: %s", managedDirKey, d, msg))
+		}
+	}
 	dirs := c.Skills.Load.ExtraDirs
 	if len(dirs) > MaxExtraDirs {
 		return c.keyErr(extraDirsKey, 1, fmt.Errorf("%s lists %d folders; at most %d are searched", extraDirsKey, len(dirs), MaxExtraDirs))
@@ -455,22 +463,46 @@ func (c *Config) ExtraSkillDirs(home string) ([]string, error) {
 	if c == nil {
 		return nil, nil
 	}
-	home = strings.TrimRight(filepath.ToSlash(home), "/")
 	var out []string
 	for i, d := range c.Skills.Load.ExtraDirs {
-		d = filepath.ToSlash(d)
-		if rest, ok := strings.CutPrefix(d, "~"); ok {
-			if home == "" {
-				return nil, c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %q: the host's home directory is not known, so \"~\" cannot be expanded", extraDirsKey, i, c.Skills.Load.ExtraDirs[i]))
-			}
-			d = home + "/" + rest
+		d, ok := expandHome(d, home)
+		if !ok {
+			return nil, c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %q: %s", extraDirsKey, i, c.Skills.Load.ExtraDirs[i], noHome))
 		}
-		d = path.Clean(d)
 		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}
 	return out, nil
+}
+
+// ManagedSkillDir returns skills.managedDir ("" when unset) with "~"
+// expanded against home, as ExtraSkillDirs does.
+func (c *Config) ManagedSkillDir(home string) (string, error) {
+	if c == nil || c.Skills.Managed == "" {
+		return "", nil
+	}
+	d, ok := expandHome(c.Skills.Managed, home)
+	if !ok {
+		return "", c.keyErr(managedDirKey, 1, fmt.Errorf("%s = %q: %s", managedDirKey, c.Skills.Managed, noHome))
+	}
+	return d, nil
+}
+
+const noHome = `the host's home directory is not known, so "~" cannot be expanded`
+
+// expandHome replaces a leading "~" of a checked folder with home and
+// cleans the result; ok is false when it needs a home and has none.
+func expandHome(d, home string) (string, bool) {
+	d = filepath.ToSlash(d)
+	if rest, found := strings.CutPrefix(d, "~"); found {
+		home = strings.TrimRight(filepath.ToSlash(home), "/")
+		if home == "" {
+			return "", false
+		}
+		d = home + "/" + rest
+	}
+	return path.Clean(d), true
 }
 
 // elementErr places an error on the i-th element of the array at key,

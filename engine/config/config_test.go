@@ -218,6 +218,15 @@ func TestExtraSkillDirs(t *testing.T) {
 	_, err = cfg.ExtraSkillDirs("")
 	require.EqualError(t, err, `c.toml:4:3: skills.load.extraDirs[1] = "~/shared": the host's home directory is not known, so "~" cannot be expanded`)
 
+	// skills.managedDir follows the same rules.
+	cfg, err = config.Parse("c.toml", []byte("[skills]\nmanagedDir = \"~/.config/app/skills/\"\n"))
+	require.NoError(t, err)
+	managed, err := cfg.ManagedSkillDir("/home/ana")
+	require.NoError(t, err)
+	assert.Equal(t, "/home/ana/.config/app/skills", managed)
+	_, err = cfg.ManagedSkillDir("")
+	require.EqualError(t, err, `c.toml:2:1: skills.managedDir = "~/.config/app/skills/": the host's home directory is not known, so "~" cannot be expanded`)
+
 	var none *config.Config
 	dirs, err := none.ExtraSkillDirs("/home/ana")
 	require.NoError(t, err)
@@ -240,6 +249,8 @@ func TestExtraSkillDirsRefused(t *testing.T) {
 		{"empty", "[skills.load]\nextraDirs = [\" \"]\n", `c.toml:2:14: skills.load.extraDirs[0] = " ": empty folder name`},
 		{"too many", many, fmt.Sprintf(`c.toml:2:1: skills.load.extraDirs lists %d folders; at most %d are searched`, config.MaxExtraDirs+1, config.MaxExtraDirs)},
 		{"not a list", "[skills.load]\nextraDirs = \"/opt/skills\"\n", `c.toml:2:1: key "skills.load.extraDirs": incompatible types: TOML value has type string; destination has type slice`},
+		{"relative managed folder", "[skills]\nmanagedDir = \"managed\"\n",
+			`c.toml:2:1: skills.managedDir = "managed": a relative folder is refused; write it as an absolute path or start it with "~/"`},
 		{"unknown load key", "[skills.load]\nwatch = true\n", `c.toml:2:1: unknown key "skills.load.watch"`},
 	}
 	for _, tc := range cases {
