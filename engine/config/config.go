@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -70,7 +71,12 @@ type AgentSettings struct {
 	PromptOverlays                   map[string]OverlaySetting `toml:"promptOverlays"`
 	Skills                           *[]string                 `toml:"skills"`
 	SkillsLimits                     *AgentSkillsLimits        `toml:"skillsLimits"`
-	ContextLimits                    *ContextLimitsConfig      `toml:"contextLimits"`
+	PromptLimits                     *PromptLimitsConfig       `toml:"promptLimits"`
+	// ContextLimits are the original's budgets for runtime excerpts
+	// (memory_get results, live tool results, AGENTS.md re-read after
+	// compaction). They never change the system prompt: the engine only
+	// checks them and carries them into Settings for the runtime.
+	ContextLimits map[string]any `toml:"contextLimits"`
 }
 
 // HeartbeatConfig controls heartbeat turns and their prompt section.
@@ -98,12 +104,13 @@ type AgentSkillsLimits struct {
 	MaxSkillsPromptChars *int `toml:"maxSkillsPromptChars"`
 }
 
-// ContextLimitsConfig bounds the injected context as a whole.
-type ContextLimitsConfig struct {
-	// MaxPromptChars caps the rendered prompt; a render over it fails
-	// with an error naming the size, rather than sending a silently
-	// oversized prompt. Zero means no cap.
-	MaxPromptChars *int `toml:"maxPromptChars"`
+// PromptLimitsConfig bounds the rendered system prompt. It is our own key:
+// the original's contextLimits budget runtime excerpts, not the prompt.
+type PromptLimitsConfig struct {
+	// MaxChars caps the rendered prompt; a render over it fails with an
+	// error naming the size, rather than sending a silently oversized
+	// prompt. Zero means no cap.
+	MaxChars *int `toml:"maxChars"`
 }
 
 // SkillsConfig is the top-level skills table.
@@ -190,7 +197,8 @@ type Settings struct {
 	SkillsAllowlist        *[]string         `json:"skills"`
 	MaxSkillsPromptChars   int               `json:"maxSkillsPromptChars"`
 	MaxSkillsInPrompt      int               `json:"maxSkillsInPrompt"`
-	MaxPromptChars         int               `json:"maxPromptChars"`
+	MaxPromptChars         int               `json:"promptMaxChars"`  // promptLimits.maxChars; 0 = no cap
+	ContextLimits          map[string]int    `json:"contextLimits"`   // runtime-excerpt budgets, carried, not used
 	MemoryCitations        string            `json:"memoryCitations"` // auto | on | off
 	BootstrapReplace       map[string]string `json:"bootstrapReplace"`
 	PlanTool               bool              `json:"planTool"`
@@ -248,6 +256,7 @@ func Resolve(cfg *Config, d Defaults, turn Turn) (Settings, error) {
 		MaxSkillsPromptChars:   d.MaxSkillsPromptChars,
 		MaxSkillsInPrompt:      d.MaxSkillsInPrompt,
 		MemoryCitations:        d.MemoryCitations,
+		ContextLimits:          map[string]int{},
 		Plugins:                map[string]bool{},
 	}
 	if cfg != nil {
@@ -337,8 +346,15 @@ func (s *Settings) apply(a *AgentSettings) {
 	if a.SkillsLimits != nil {
 		setPtr(&s.MaxSkillsPromptChars, a.SkillsLimits.MaxSkillsPromptChars)
 	}
-	if a.ContextLimits != nil {
-		setPtr(&s.MaxPromptChars, a.ContextLimits.MaxPromptChars)
+	if a.PromptLimits != nil {
+		setPtr(&s.MaxPromptChars, a.PromptLimits.MaxChars)
+	}
+	// An agent's budgets override the defaults' key by key; validate has
+	// made every value a positive int.
+	for _, k := range slices.Sorted(maps.Keys(a.ContextLimits)) {
+		if v, ok := a.ContextLimits[k].(int64); ok {
+			s.ContextLimits[k] = int(v)
+		}
 	}
 }
 
@@ -406,10 +422,43 @@ func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
 	if a.SkillsLimits != nil {
 		errs = append(errs, k.positive("skillsLimits.maxSkillsPromptChars", a.SkillsLimits.MaxSkillsPromptChars))
 	}
-	if l := a.ContextLimits; l != nil && l.MaxPromptChars != nil && *l.MaxPromptChars < 0 {
-		errs = append(errs, k.fail("contextLimits.maxPromptChars", "contextLimits.maxPromptChars must not be negative"))
+	if l := a.PromptLimits; l != nil && l.MaxChars != nil && *l.MaxChars < 0 {
+		errs = append(errs, k.fail("promptLimits.maxChars", "promptLimits.maxChars must not be negative (0 means no cap)"))
 	}
+	errs = append(errs, k.contextLimits(a.ContextLimits))
 	return cmp.Or(errs...)
+}
+
+// contextLimits checks the runtime-excerpt budgets. Their key names are
+// the runtime's business, so any is accepted whose value is a positive
+// integer; maxPromptChars, which this engine once read here, is refused
+// with where the prompt cap went.
+func (k keyCheck) contextLimits(limits map[string]any) error {
+	for _, name := range slices.Sorted(maps.Keys(limits)) {
+		key := "contextLimits." + name
+		if strings.EqualFold(name, "maxPromptChars") {
+			return k.fail(key, "%s is no longer read: the whole-prompt cap moved to promptLimits.maxChars; contextLimits.* are budgets for runtime excerpts and never change the system prompt", key)
+		}
+		v, ok := limits[name].(int64)
+		if !ok || v <= 0 || int64(int(v)) != v {
+			return k.fail(key, "%s = %s: a contextLimits budget must be a positive integer", key, tomlValue(limits[name]))
+		}
+	}
+	return nil
+}
+
+// tomlValue shows a decoded value the way the document wrote it, near
+// enough for an error message.
+func tomlValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "an array"
+	}
+	return fmt.Sprint(v)
 }
 
 // The config keys of skills folders.

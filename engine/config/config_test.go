@@ -114,6 +114,7 @@ func TestResolveTakesEveryDefaultFromThePack(t *testing.T) {
 		MaxSkillsPromptChars:   3,
 		MaxSkillsInPrompt:      4,
 		MemoryCitations:        "on",
+		ContextLimits:          map[string]int{},
 		Plugins:                map[string]bool{},
 	}, s)
 }
@@ -252,6 +253,60 @@ func TestExtraSkillDirsRefused(t *testing.T) {
 		{"relative managed folder", "[skills]\nmanagedDir = \"managed\"\n",
 			`c.toml:2:1: skills.managedDir = "managed": a relative folder is refused; write it as an absolute path or start it with "~/"`},
 		{"unknown load key", "[skills.load]\nwatch = true\n", `c.toml:2:1: unknown key "skills.load.watch"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := config.Parse("c.toml", []byte(tc.src))
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+}
+
+// contextLimits are the runtime's excerpt budgets: carried into the
+// settings, agent keys over the defaults' key by key, and never the
+// prompt cap, which is promptLimits.maxChars.
+func TestContextLimitsAreCarriedAndThePromptCapIsPromptLimits(t *testing.T) {
+	cfg, err := config.Parse("c.toml", []byte(`
+[agents.defaults.contextLimits]
+memoryGetMaxChars = 4000
+toolResultMaxChars = 12000
+[agents.defaults.promptLimits]
+maxChars = 90000
+
+[[agents.list]]
+id = "scout"
+contextLimits = { toolResultMaxChars = 6000, agentsRefreshMaxChars = 2000 }
+promptLimits.maxChars = 0
+`))
+	require.NoError(t, err)
+	s, err := resolveWith(t, cfg, config.Turn{})
+	require.NoError(t, err)
+	assert.Equal(t, 90000, s.MaxPromptChars)
+	assert.Equal(t, map[string]int{"memoryGetMaxChars": 4000, "toolResultMaxChars": 12000}, s.ContextLimits)
+
+	s, err = resolveWith(t, cfg, config.Turn{Agent: "scout"})
+	require.NoError(t, err)
+	assert.Zero(t, s.MaxPromptChars, "0 lifts the defaults' cap")
+	assert.Equal(t, map[string]int{"memoryGetMaxChars": 4000, "toolResultMaxChars": 6000, "agentsRefreshMaxChars": 2000}, s.ContextLimits)
+
+	s, err = resolveWith(t, nil, config.Turn{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{}, s.ContextLimits, "empty, not null, in the effective config")
+}
+
+func TestContextLimitsErrors(t *testing.T) {
+	moved := "contextLimits.maxPromptChars is no longer read: the whole-prompt cap moved to promptLimits.maxChars; contextLimits.* are budgets for runtime excerpts and never change the system prompt"
+	cases := []struct{ name, src, want string }{
+		{"old prompt cap", "[agents.defaults.contextLimits]\nmaxPromptChars = 100\n", "c.toml:2:1: " + moved},
+		{"old prompt cap in an agent", "[[agents.list]]\nid = \"a\"\n[[agents.list]]\nid = \"b\"\ncontextLimits.maxPromptChars = 5\n", "c.toml:5:1: " + moved},
+		{"zero", "[agents.defaults.contextLimits]\nmemoryGetMaxChars = 0\n", "c.toml:2:1: contextLimits.memoryGetMaxChars = 0: a contextLimits budget must be a positive integer"},
+		{"negative", "[agents.defaults]\ncontextLimits = { toolResultMaxChars = -3 }\n", "c.toml:2:19: contextLimits.toolResultMaxChars = -3: a contextLimits budget must be a positive integer"},
+		{"string", "[agents.defaults.contextLimits]\nmemoryGetMaxChars = \"4k\"\n", `c.toml:2:1: contextLimits.memoryGetMaxChars = "4k": a contextLimits budget must be a positive integer`},
+		{"float", "[agents.defaults.contextLimits]\nmemoryGetMaxChars = 4000.5\n", "c.toml:2:1: contextLimits.memoryGetMaxChars = 4000.5: a contextLimits budget must be a positive integer"},
+		{"table", "[agents.defaults.contextLimits.memory]\nmaxChars = 4\n", "c.toml:1:2: contextLimits.memory = a table: a contextLimits budget must be a positive integer"},
+		{"negative prompt cap", "[agents.defaults.promptLimits]\nmaxChars = -1\n", "c.toml:2:1: promptLimits.maxChars must not be negative (0 means no cap)"},
+		{"unknown prompt limit", "[agents.defaults.promptLimits]\nmaxTokens = 1\n", `c.toml:2:1: unknown key "agents.defaults.promptLimits.maxTokens"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
