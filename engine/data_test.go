@@ -398,10 +398,10 @@ func TestOnceWarningIsUsedOnlyByARenderThatShowsIt(t *testing.T) {
 			notice := "## Bootstrap Context Notice"
 
 			// A render that fails after the check does not use the warning up.
-			capped, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), onceConfig(t, "[agents.defaults.contextLimits]\nmaxPromptChars = 100\n"))
+			capped, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), onceConfig(t, "[agents.defaults.promptLimits]\nmaxChars = 100\n"))
 			require.NoError(t, err)
 			_, err = capped.Render(context.Background(), req)
-			require.ErrorContains(t, err, "over contextLimits.maxPromptChars")
+			require.ErrorContains(t, err, "over promptLimits.maxChars")
 
 			e, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), onceConfig(t, ""))
 			require.NoError(t, err)

@@ -60,6 +60,9 @@ type Engine struct {
 	outlines map[string]*Outline // by harness name
 	snap     *snapshot           // cache 1: what was read from workspaces
 	memo     *stableMemo         // cache 2: rendered stable tiers
+
+	managedSkillDir string   // skills.managedDir, "~" expanded
+	extraSkillDirs  []string // skills.load.extraDirs, "~" expanded
 }
 
 type options struct {
@@ -142,6 +145,9 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 		if r.fsys == nil {
 			return nil, ErrorList{&Error{Phase: PhaseConfig, Err: fmt.Errorf("skills root %q has no filesystem", r.dir)}}
 		}
+	}
+	if err := e.userSkillDirs(); err != nil {
+		return nil, asList(PhaseConfig, err)
 	}
 	p, errs := pack.Load(packFS)
 	if len(errs) > 0 {

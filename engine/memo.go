@@ -251,6 +251,7 @@ func (k *keyEncoder) settings(s *config.Settings) {
 	k.int(s.MaxSkillsPromptChars)
 	k.int(s.MaxSkillsInPrompt)
 	k.int(s.MaxPromptChars)
+	sortedMap(k, s.ContextLimits, k.int) // templates can read them in .Config
 	k.string(s.MemoryCitations)
 	sortedMap(k, s.BootstrapReplace, k.string)
 	k.bool(s.PlanTool)

@@ -203,7 +203,7 @@ func (st *renderState) renderLayers(h *pack.Harness, key memoKey) ([]Layer, erro
 	return layers, nil
 }
 
-// checkPromptSize fails a prompt over contextLimits.maxPromptChars (0: no cap).
+// checkPromptSize fails a prompt over promptLimits.maxChars (0: no cap).
 func checkPromptSize(layers []Layer, max int) error {
 	if max <= 0 {
 		return nil
@@ -213,7 +213,7 @@ func checkPromptSize(layers []Layer, max int) error {
 		total += utf8.RuneCountInString(l.Text)
 	}
 	if total > max {
-		return &Error{Phase: PhaseExec, Err: fmt.Errorf("the prompt is %d characters, over contextLimits.maxPromptChars = %d", total, max)}
+		return &Error{Phase: PhaseExec, Err: fmt.Errorf("the prompt is %d characters, over promptLimits.maxChars = %d", total, max)}
 	}
 	return nil
 }

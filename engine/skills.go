@@ -42,13 +42,22 @@ type CatalogSize struct {
 	Blocks []int
 }
 
-// SkillHost holds the host facts skill eligibility needs. The runtime
-// adapter fills it (cmd/render from the real host); tests inject them.
+// SkillHost holds the host facts skill discovery and eligibility need.
+// The runtime adapter fills it (cmd/render from the real host); tests
+// inject them. The engine never looks at the environment or the real home
+// on its own.
 type SkillHost struct {
 	OS       string                // "linux", "darwin", "windows"
 	LookPath func(bin string) bool // is the binary on PATH
 	Env      map[string]string     // the process environment, explicitly
-	Home     string                // shortened to "~" in locations
+	// Home is the user's home directory, absolute: ~/.agents/skills is
+	// read below it, "~" in skills.load.extraDirs expands to it, and
+	// locations under it are shown starting with "~". Empty: none of these.
+	Home string
+	// FS is where the user's own skills folders are read from:
+	// ~/.agents/skills, skills.managedDir and skills.load.extraDirs, each
+	// opened as a root no read leaves. Nil means the WithFS filesystem.
+	FS afero.Fs
 }
 
 // WithSkillHost sets the host facts for skill eligibility (default: no OS,
@@ -84,47 +93,104 @@ type bundledRoot struct {
 	dir, display, plugin string
 }
 
-// openSkillRoots opens the roots for one discovery: the workspace's
-// skills/ (read through ws, so it cannot lead out of the workspace), the
-// managed directory from config, then the bundled roots. close releases
-// the roots opened here.
-func (e *Engine) openSkillRoots(s *config.Settings, ws *vfs.Workspace) (roots []skills.Root, close func()) {
-	var opened []*vfs.Workspace
-	open := func(fsys afero.Fs, dir string) *vfs.Workspace {
-		w := vfs.OpenWorkspace(fsys, dir)
-		opened = append(opened, w)
-		return w
-	}
-	if ws != nil {
-		roots = append(roots, skills.Root{Source: skills.Workspace, Files: ws, Dir: "skills", Display: path.Join(s.Workspace, "skills")})
-	}
-	if dir := e.managedSkillsDir(); dir != "" {
-		roots = append(roots, skills.Root{Source: skills.Managed, Files: open(e.opts.fs, dir), Dir: ".", Display: dir})
-	}
-	for _, b := range e.opts.skillRoots {
-		roots = append(roots, skills.Root{Source: skills.Bundled, Files: open(b.fsys, b.dir), Dir: ".", Display: cmp.Or(b.display, b.dir), Plugin: b.plugin})
-	}
-	return roots, func() {
-		for _, w := range opened {
-			w.Close()
-		}
+// openedRoots are the skills roots of one discovery.
+type openedRoots struct {
+	roots      []skills.Root
+	watch      []string // the roots' folders on the real disk, for WithSkillsWatch
+	workspaces []*vfs.Workspace
+}
+
+func (o *openedRoots) close() {
+	for _, w := range o.workspaces {
+		w.Close()
 	}
 }
 
-// managedSkillsDir is the config's skills.managedDir when the engine has a
-// filesystem to read it from, else "".
-func (e *Engine) managedSkillsDir() string {
-	if e.opts.fs == nil || e.opts.config == nil {
-		return ""
+// userSkillDirs expands "~" in the config's skills folders once, against
+// the host's home.
+func (e *Engine) userSkillDirs() (err error) {
+	home := e.opts.skillHost.Home
+	if e.managedSkillDir, err = e.opts.config.ManagedSkillDir(home); err != nil {
+		return err
 	}
-	return e.opts.config.Skills.Managed
+	e.extraSkillDirs, err = e.opts.config.ExtraSkillDirs(home)
+	return err
+}
+
+// hostFS is the filesystem the user's own skills folders are read from.
+func (e *Engine) hostFS() afero.Fs {
+	if e.opts.skillHost.FS != nil {
+		return e.opts.skillHost.FS
+	}
+	return e.opts.fs
+}
+
+// hostSkillDirs are the folders read through hostFS, by source, in
+// precedence order: ~/.agents/skills, the managed folder, the extra ones.
+func (e *Engine) hostSkillDirs() (dirs []string, sources []skills.Source) {
+	if e.hostFS() == nil {
+		return nil, nil
+	}
+	if home := strings.TrimRight(e.opts.skillHost.Home, `/\`); home != "" {
+		dirs, sources = append(dirs, home+"/.agents/skills"), append(sources, skills.PersonalAgents)
+	}
+	if e.managedSkillDir != "" {
+		dirs, sources = append(dirs, e.managedSkillDir), append(sources, skills.Managed)
+	}
+	for _, d := range e.extraSkillDirs {
+		dirs, sources = append(dirs, d), append(sources, skills.Extra)
+	}
+	return dirs, sources
+}
+
+// openSkillRoots opens the roots for one discovery: the workspace's
+// skills/ and .agents/skills (read through ws, so they cannot lead out of
+// the workspace), the user's folders (see hostSkillDirs), then the bundled
+// roots. Discover orders them by source.
+func (e *Engine) openSkillRoots(s *config.Settings, ws *vfs.Workspace) *openedRoots {
+	o := &openedRoots{}
+	if ws != nil {
+		for _, r := range []struct {
+			src skills.Source
+			dir string
+		}{{skills.Workspace, "skills"}, {skills.ProjectAgents, ".agents/skills"}} {
+			display := path.Join(s.Workspace, r.dir)
+			o.roots = append(o.roots, skills.Root{Source: r.src, Files: ws, Dir: r.dir, Display: display})
+			if vfs.IsOS(e.opts.fs) {
+				o.watch = append(o.watch, filepath.FromSlash(display))
+			}
+		}
+	}
+	dirs, sources := e.hostSkillDirs()
+	for i, dir := range dirs {
+		o.roots = append(o.roots, skills.Root{Source: sources[i], Files: o.open(e.hostFS(), dir), Dir: ".", Display: dir})
+		if vfs.IsOS(e.hostFS()) {
+			o.watch = append(o.watch, filepath.FromSlash(dir))
+		}
+	}
+	for _, b := range e.opts.skillRoots {
+		o.roots = append(o.roots, skills.Root{Source: skills.Bundled, Files: o.open(b.fsys, b.dir), Dir: ".", Display: cmp.Or(b.display, b.dir), Plugin: b.plugin})
+	}
+	return o
+}
+
+func (o *openedRoots) open(fsys afero.Fs, dir string) *vfs.Workspace {
+	w := vfs.OpenWorkspace(fsys, dir)
+	o.workspaces = append(o.workspaces, w)
+	return w
+}
+
+// hasSkillRoots reports whether a discovery would search any root.
+func (e *Engine) hasSkillRoots(ws *vfs.Workspace) bool {
+	dirs, _ := e.hostSkillDirs()
+	return ws != nil || len(dirs) > 0 || len(e.opts.skillRoots) > 0
 }
 
 // buildSkills returns the skills catalog of the render's session (see
 // snapshot.go for when it is rebuilt) and the key that stands for its
 // view in the stable memo.
 func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *config.Settings, ws *vfs.Workspace) (sessionSkills, error) {
-	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || (ws == nil && e.managedSkillsDir() == "" && len(e.opts.skillRoots) == 0) {
+	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || !e.hasSkillRoots(ws) {
 		return sessionSkills{key: catalogKey(&set.key, &view.SkillsView{})}, nil
 	}
 	session := req.Session.Key + "\x00" + req.Session.ID
@@ -150,21 +216,16 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 
 // discoverSkills walks the roots and builds the catalog within its budget.
 func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *config.Settings, ws *vfs.Workspace) (skills.Catalog, error) {
-	roots, closeRoots := e.openSkillRoots(s, ws)
-	defer closeRoots()
+	opened := e.openSkillRoots(s, ws)
+	defer opened.close()
 	// Watch before reading, so that a change made while the walk runs is
 	// not missed.
-	if e.snap.watch != nil && vfs.IsOS(e.opts.fs) {
-		for _, r := range roots {
-			switch r.Source {
-			case skills.Workspace:
-				e.snap.watch.Add(filepath.Join(s.Workspace, "skills"))
-			case skills.Managed:
-				e.snap.watch.Add(r.Display)
-			}
+	if e.snap.watch != nil {
+		for _, dir := range opened.watch {
+			e.snap.watch.Add(dir)
 		}
 	}
-	found, err := skills.Discover(ctx, roots, skills.Options{Home: e.opts.skillHost.Home})
+	found, err := skills.Discover(ctx, opened.roots, skills.Options{Home: e.opts.skillHost.Home})
 	if err != nil {
 		return skills.Catalog{}, &Error{Phase: PhaseWorkspace, Err: err}
 	}

@@ -28,6 +28,7 @@
 //	-harness NAME     harness from the manifest (overrides the request)
 //	-state FILE       where seen truncation warnings are kept ("once" mode)
 //	-hook CMD         agent:bootstrap hook: event JSON on stdin, file list on stdout
+//	-bundled-skills DIR  a bundled skills root (skills.allowBundled applies to it)
 //	-format F         text (default), json, or anthropic
 //	-boundary=false   leave the cache boundary marker out of text output
 //	-o FILE           write to FILE instead of stdout; nothing is written on failure,
@@ -40,7 +41,13 @@
 // in a file of a -pack directory name it as DIR/sections/….
 //
 // With no -workspace the render still works: workspace files are simply
-// not injected. A -state file that is empty, corrupt or cannot be written
+// not injected.
+//
+// Skills are searched, highest precedence first, in the workspace's
+// skills/ and .agents/skills, ~/.agents/skills ($HOME is read here, by
+// the CLI, and handed to the engine), the config's skills.managedDir, the
+// -bundled-skills DIR, then the config's skills.load.extraDirs. On a name
+// clash the earlier folder wins; report detail names the winner. A -state file that is empty, corrupt or cannot be written
 // costs a "render: warning: …" line on stderr, never the prompt.
 package main
 

@@ -126,6 +126,7 @@ Flags:
 type common struct {
 	pack, workspace, request, config, agent string
 	mode, harness, state, hook              string
+	bundledSkills                           string
 
 	preview      bool      // a preview command: never record warnings as shown
 	watchSkills  bool      // watch: the engine watches skills folders for changes
@@ -144,6 +145,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.harness, "harness", "", "harness `NAME` from the manifest")
 	fs.StringVar(&c.state, "state", "", "`FILE` keeping seen truncation warnings")
 	fs.StringVar(&c.hook, "hook", "", "agent:bootstrap hook `CMD`")
+	fs.StringVar(&c.bundledSkills, "bundled-skills", "", "bundled skills `DIR` (below managed, above skills.load.extraDirs)")
 }
 
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
@@ -243,21 +245,21 @@ func (c *common) engine() (*engine.Engine, error) {
 		opts = append(opts, engine.WithConfig(cfg))
 	}
 	if c.workspace != "" {
-		abs, err := filepath.Abs(c.workspace)
+		abs, err := existingDir("-workspace", c.workspace)
 		if err != nil {
 			return nil, err
-		}
-		info, err := os.Stat(abs)
-		if err != nil {
-			return nil, fmt.Errorf("-workspace: %w", err)
-		}
-		if !info.IsDir() {
-			return nil, fmt.Errorf("-workspace: %s is not a directory", c.workspace)
 		}
 		c.workspaceAbs = filepath.ToSlash(abs)
 		opts = append(opts, engine.WithFS(vfs.OS()))
 	}
 	opts = append(opts, engine.WithSkillHost(hostFacts()))
+	if c.bundledSkills != "" {
+		dir, err := existingDir("-bundled-skills", c.bundledSkills)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, engine.WithBundledSkills(vfs.OS(), dir, filepath.ToSlash(dir)))
+	}
 	if c.watchSkills {
 		opts = append(opts, engine.WithSkillsWatch())
 	}
@@ -280,6 +282,23 @@ func (c *common) engine() (*engine.Engine, error) {
 		return nil, inPack(err, c.pack)
 	}
 	return e, nil
+}
+
+// existingDir returns dir made absolute, or an error naming the flag when
+// it is not a directory.
+func existingDir(flagName, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", flagName, err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("%s: %s is not a directory", flagName, dir)
+	}
+	return abs, nil
 }
 
 // readOnlyStore lets preview commands (report, explain, diff, watch) see
@@ -584,8 +603,11 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// hostFacts are the real host's facts for skill eligibility: the CLI is a
-// runtime adapter, so it may look at the machine; the engine never does.
+// hostFacts are the real host's facts for skills: the CLI is a runtime
+// adapter, so it may look at the machine; the engine never does. The
+// user's skills folders (~/.agents/skills, skills.managedDir,
+// skills.load.extraDirs) are read from the real disk, with or without a
+// -workspace.
 func hostFacts() engine.SkillHost {
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
@@ -599,5 +621,6 @@ func hostFacts() engine.SkillHost {
 		LookPath: func(bin string) bool { _, err := exec.LookPath(bin); return err == nil },
 		Env:      env,
 		Home:     filepath.ToSlash(home),
+		FS:       vfs.OS(),
 	}
 }

@@ -8,8 +8,11 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"path"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -68,7 +71,12 @@ type AgentSettings struct {
 	PromptOverlays                   map[string]OverlaySetting `toml:"promptOverlays"`
 	Skills                           *[]string                 `toml:"skills"`
 	SkillsLimits                     *AgentSkillsLimits        `toml:"skillsLimits"`
-	ContextLimits                    *ContextLimitsConfig      `toml:"contextLimits"`
+	PromptLimits                     *PromptLimitsConfig       `toml:"promptLimits"`
+	// ContextLimits are the original's budgets for runtime excerpts
+	// (memory_get results, live tool results, AGENTS.md re-read after
+	// compaction). They never change the system prompt: the engine only
+	// checks them and carries them into Settings for the runtime.
+	ContextLimits map[string]any `toml:"contextLimits"`
 }
 
 // HeartbeatConfig controls heartbeat turns and their prompt section.
@@ -96,12 +104,13 @@ type AgentSkillsLimits struct {
 	MaxSkillsPromptChars *int `toml:"maxSkillsPromptChars"`
 }
 
-// ContextLimitsConfig bounds the injected context as a whole.
-type ContextLimitsConfig struct {
-	// MaxPromptChars caps the rendered prompt; a render over it fails
-	// with an error naming the size, rather than sending a silently
-	// oversized prompt. Zero means no cap.
-	MaxPromptChars *int `toml:"maxPromptChars"`
+// PromptLimitsConfig bounds the rendered system prompt. It is our own key:
+// the original's contextLimits budget runtime excerpts, not the prompt.
+type PromptLimitsConfig struct {
+	// MaxChars caps the rendered prompt; a render over it fails with an
+	// error naming the size, rather than sending a silently oversized
+	// prompt. Zero means no cap.
+	MaxChars *int `toml:"maxChars"`
 }
 
 // SkillsConfig is the top-level skills table.
@@ -109,8 +118,21 @@ type SkillsConfig struct {
 	Limits       SkillsLimits          `toml:"limits"`
 	AllowBundled []string              `toml:"allowBundled"`
 	Entries      map[string]SkillEntry `toml:"entries"`
-	Managed      string                `toml:"managedDir"`
+	Managed      string                `toml:"managedDir"` // absolute, or "~/…"; see ManagedSkillDir
+	Load         SkillsLoad            `toml:"load"`
 }
+
+// SkillsLoad says where else skills are loaded from.
+type SkillsLoad struct {
+	// ExtraDirs are skills folders searched after every other root, so a
+	// skill there never shadows one found elsewhere. Each is absolute, or
+	// starts with "~" for the host's home (see ExtraSkillDirs).
+	ExtraDirs []string `toml:"extraDirs"`
+}
+
+// MaxExtraDirs bounds skills.load.extraDirs: every folder costs a walk of
+// up to a thousand entries per discovery.
+const MaxExtraDirs = 32
 
 // SkillsLimits are the catalog budget.
 type SkillsLimits struct {
@@ -175,7 +197,8 @@ type Settings struct {
 	SkillsAllowlist        *[]string         `json:"skills"`
 	MaxSkillsPromptChars   int               `json:"maxSkillsPromptChars"`
 	MaxSkillsInPrompt      int               `json:"maxSkillsInPrompt"`
-	MaxPromptChars         int               `json:"maxPromptChars"`
+	MaxPromptChars         int               `json:"promptMaxChars"`  // promptLimits.maxChars; 0 = no cap
+	ContextLimits          map[string]int    `json:"contextLimits"`   // runtime-excerpt budgets, carried, not used
 	MemoryCitations        string            `json:"memoryCitations"` // auto | on | off
 	BootstrapReplace       map[string]string `json:"bootstrapReplace"`
 	PlanTool               bool              `json:"planTool"`
@@ -233,6 +256,7 @@ func Resolve(cfg *Config, d Defaults, turn Turn) (Settings, error) {
 		MaxSkillsPromptChars:   d.MaxSkillsPromptChars,
 		MaxSkillsInPrompt:      d.MaxSkillsInPrompt,
 		MemoryCitations:        d.MemoryCitations,
+		ContextLimits:          map[string]int{},
 		Plugins:                map[string]bool{},
 	}
 	if cfg != nil {
@@ -322,8 +346,15 @@ func (s *Settings) apply(a *AgentSettings) {
 	if a.SkillsLimits != nil {
 		setPtr(&s.MaxSkillsPromptChars, a.SkillsLimits.MaxSkillsPromptChars)
 	}
-	if a.ContextLimits != nil {
-		setPtr(&s.MaxPromptChars, a.ContextLimits.MaxPromptChars)
+	if a.PromptLimits != nil {
+		setPtr(&s.MaxPromptChars, a.PromptLimits.MaxChars)
+	}
+	// An agent's budgets override the defaults' key by key; validate has
+	// made every value a positive int.
+	for _, k := range slices.Sorted(maps.Keys(a.ContextLimits)) {
+		if v, ok := a.ContextLimits[k].(int64); ok {
+			s.ContextLimits[k] = int(v)
+		}
 	}
 }
 
@@ -363,6 +394,7 @@ func (c *Config) validate() error {
 	}
 	top := keyCheck{c, "", 1}
 	return cmp.Or(
+		c.checkExtraDirs(),
 		top.enum("memory.citations", c.Memory.Citations, CitationModes...),
 		top.count("skills.limits.maxSkillsPromptChars", c.Skills.Limits.MaxSkillsPromptChars),
 		top.count("skills.limits.maxSkillsInPrompt", c.Skills.Limits.MaxSkillsInPrompt))
@@ -390,10 +422,145 @@ func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
 	if a.SkillsLimits != nil {
 		errs = append(errs, k.positive("skillsLimits.maxSkillsPromptChars", a.SkillsLimits.MaxSkillsPromptChars))
 	}
-	if l := a.ContextLimits; l != nil && l.MaxPromptChars != nil && *l.MaxPromptChars < 0 {
-		errs = append(errs, k.fail("contextLimits.maxPromptChars", "contextLimits.maxPromptChars must not be negative"))
+	if l := a.PromptLimits; l != nil && l.MaxChars != nil && *l.MaxChars < 0 {
+		errs = append(errs, k.fail("promptLimits.maxChars", "promptLimits.maxChars must not be negative (0 means no cap)"))
 	}
+	errs = append(errs, k.contextLimits(a.ContextLimits))
 	return cmp.Or(errs...)
+}
+
+// contextLimits checks the runtime-excerpt budgets. Their key names are
+// the runtime's business, so any is accepted whose value is a positive
+// integer; maxPromptChars, which this engine once read here, is refused
+// with where the prompt cap went.
+func (k keyCheck) contextLimits(limits map[string]any) error {
+	for _, name := range slices.Sorted(maps.Keys(limits)) {
+		key := "contextLimits." + name
+		if strings.EqualFold(name, "maxPromptChars") {
+			return k.fail(key, "%s is no longer read: the whole-prompt cap moved to promptLimits.maxChars; contextLimits.* are budgets for runtime excerpts and never change the system prompt", key)
+		}
+		v, ok := limits[name].(int64)
+		if !ok || v <= 0 || int64(int(v)) != v {
+			return k.fail(key, "%s = %s: a contextLimits budget must be a positive integer", key, tomlValue(limits[name]))
+		}
+	}
+	return nil
+}
+
+// tomlValue shows a decoded value the way the document wrote it, near
+// enough for an error message.
+func tomlValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "an array"
+	}
+	return fmt.Sprint(v)
+}
+
+// The config keys of skills folders.
+const (
+	extraDirsKey  = "skills.load.extraDirs"
+	managedDirKey = "skills.managedDir"
+)
+
+// checkExtraDirs refuses skills folders (skills.managedDir and the extra
+// ones) that are empty, relative or too many. A relative one is refused rather than resolved: against the
+// working directory it would change with where the runtime was started,
+// and the engine never looks at that.
+func (c *Config) checkExtraDirs() error {
+	if d := c.Skills.Managed; d != "" {
+		if msg := extraDirProblem(d); msg != "" {
+			return c.keyErr(managedDirKey, 1, fmt.Errorf("%s = %q: %s", managedDirKey, d, msg))
+		}
+	}
+	dirs := c.Skills.Load.ExtraDirs
+	if len(dirs) > MaxExtraDirs {
+		return c.keyErr(extraDirsKey, 1, fmt.Errorf("%s lists %d folders; at most %d are searched", extraDirsKey, len(dirs), MaxExtraDirs))
+	}
+	for i, d := range dirs {
+		if msg := extraDirProblem(d); msg != "" {
+			return c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %q: %s", extraDirsKey, i, d, msg))
+		}
+	}
+	return nil
+}
+
+// extraDirProblem says what is wrong with one extra skills folder, or "".
+func extraDirProblem(d string) string {
+	switch {
+	case strings.TrimSpace(d) == "":
+		return "empty folder name"
+	case d == "~" || strings.HasPrefix(d, "~/") || strings.HasPrefix(d, `~\`):
+		return ""
+	case strings.HasPrefix(d, "~"):
+		return `only "~" or "~/…" (the host's home) is expanded; write the folder as an absolute path`
+	case path.IsAbs(d) || filepath.IsAbs(d):
+		return ""
+	}
+	return `a relative folder is refused; write it as an absolute path or start it with "~/"`
+}
+
+// ExtraSkillDirs returns skills.load.extraDirs with "~" expanded against
+// home (the host's home directory, which the runtime passes in), cleaned,
+// slash-separated and without repeats. A "~" folder with no home known is
+// an error placed on its element.
+func (c *Config) ExtraSkillDirs(home string) ([]string, error) {
+	if c == nil {
+		return nil, nil
+	}
+	var out []string
+	for i, d := range c.Skills.Load.ExtraDirs {
+		d, ok := expandHome(d, home)
+		if !ok {
+			return nil, c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %q: %s", extraDirsKey, i, c.Skills.Load.ExtraDirs[i], noHome))
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// ManagedSkillDir returns skills.managedDir ("" when unset) with "~"
+// expanded against home, as ExtraSkillDirs does.
+func (c *Config) ManagedSkillDir(home string) (string, error) {
+	if c == nil || c.Skills.Managed == "" {
+		return "", nil
+	}
+	d, ok := expandHome(c.Skills.Managed, home)
+	if !ok {
+		return "", c.keyErr(managedDirKey, 1, fmt.Errorf("%s = %q: %s", managedDirKey, c.Skills.Managed, noHome))
+	}
+	return d, nil
+}
+
+const noHome = `the host's home directory is not known, so "~" cannot be expanded`
+
+// expandHome replaces a leading "~" of a checked folder with home and
+// cleans the result; ok is false when it needs a home and has none.
+func expandHome(d, home string) (string, bool) {
+	d = filepath.ToSlash(d)
+	if rest, found := strings.CutPrefix(d, "~"); found {
+		home = strings.TrimRight(filepath.ToSlash(home), "/")
+		if home == "" {
+			return "", false
+		}
+		d = home + "/" + rest
+	}
+	return path.Clean(d), true
+}
+
+// elementErr places an error on the i-th element of the array at key,
+// or on the key when the element cannot be found.
+func (c *Config) elementErr(key string, i int, err error) *diag.Error {
+	if at := strict.ScanTOML(c.src).ElementsOf(key); i < len(at) {
+		return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: at[i].Line, Col: at[i].Col, Err: err}
+	}
+	return c.keyErr(key, 1, err)
 }
 
 // keyCheck places value errors of one table: a key is found at or after

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -113,6 +114,7 @@ func TestResolveTakesEveryDefaultFromThePack(t *testing.T) {
 		MaxSkillsPromptChars:   3,
 		MaxSkillsInPrompt:      4,
 		MemoryCitations:        "on",
+		ContextLimits:          map[string]int{},
 		Plugins:                map[string]bool{},
 	}, s)
 }
@@ -195,4 +197,122 @@ func mustRead(t *testing.T, name string) []byte {
 	b, err := os.ReadFile(name)
 	require.NoError(t, err)
 	return b
+}
+
+func TestExtraSkillDirs(t *testing.T) {
+	// The three ways TOML can write the key all reach the same list.
+	for _, src := range []string{
+		"[skills.load]\nextraDirs = [\"~/shared/skills\", \"/opt/skills/\", \"~\", \"/opt/skills\"]\n",
+		"[skills]\nload.extraDirs = [\n  \"~/shared/skills\",\n  \"/opt/skills/\",\n  \"~\",\n  \"/opt/skills\",\n]\n",
+		"skills.load.extraDirs = [\"~/shared/skills\", \"/opt/skills/\", \"~\", \"/opt/skills\"]\n",
+	} {
+		cfg, err := config.Parse("c.toml", []byte(src))
+		require.NoError(t, err, src)
+		dirs, err := cfg.ExtraSkillDirs("/home/ana/")
+		require.NoError(t, err)
+		assert.Equal(t, []string{"/home/ana/shared/skills", "/opt/skills", "/home/ana"}, dirs, "expanded, cleaned, repeats dropped")
+	}
+
+	// "~" with no home known is placed on its element.
+	cfg, err := config.Parse("c.toml", []byte("[skills.load]\nextraDirs = [\n  \"/opt/skills\",\n  \"~/shared\",\n]\n"))
+	require.NoError(t, err)
+	_, err = cfg.ExtraSkillDirs("")
+	require.EqualError(t, err, `c.toml:4:3: skills.load.extraDirs[1] = "~/shared": the host's home directory is not known, so "~" cannot be expanded`)
+
+	// skills.managedDir follows the same rules.
+	cfg, err = config.Parse("c.toml", []byte("[skills]\nmanagedDir = \"~/.config/app/skills/\"\n"))
+	require.NoError(t, err)
+	managed, err := cfg.ManagedSkillDir("/home/ana")
+	require.NoError(t, err)
+	assert.Equal(t, "/home/ana/.config/app/skills", managed)
+	_, err = cfg.ManagedSkillDir("")
+	require.EqualError(t, err, `c.toml:2:1: skills.managedDir = "~/.config/app/skills/": the host's home directory is not known, so "~" cannot be expanded`)
+
+	var none *config.Config
+	dirs, err := none.ExtraSkillDirs("/home/ana")
+	require.NoError(t, err)
+	assert.Empty(t, dirs)
+}
+
+func TestExtraSkillDirsRefused(t *testing.T) {
+	many := "[skills.load]\nextraDirs = ["
+	for i := range config.MaxExtraDirs + 1 {
+		many += fmt.Sprintf("%q, ", fmt.Sprintf("/s/%d", i))
+	}
+	many += "]\n"
+	cases := []struct{ name, src, want string }{
+		{"relative", "[skills.load]\nextraDirs = [\"/ok\", \"team/skills\"]\n",
+			`c.toml:2:21: skills.load.extraDirs[1] = "team/skills": a relative folder is refused; write it as an absolute path or start it with "~/"`},
+		{"dot relative", "skills.load.extraDirs = [\"./skills\"]\n",
+			`c.toml:1:26: skills.load.extraDirs[0] = "./skills": a relative folder is refused; write it as an absolute path or start it with "~/"`},
+		{"other user's home", "[skills.load]\nextraDirs = [\n  \"~bob/skills\",\n]\n",
+			`c.toml:3:3: skills.load.extraDirs[0] = "~bob/skills": only "~" or "~/…" (the host's home) is expanded; write the folder as an absolute path`},
+		{"empty", "[skills.load]\nextraDirs = [\" \"]\n", `c.toml:2:14: skills.load.extraDirs[0] = " ": empty folder name`},
+		{"too many", many, fmt.Sprintf(`c.toml:2:1: skills.load.extraDirs lists %d folders; at most %d are searched`, config.MaxExtraDirs+1, config.MaxExtraDirs)},
+		{"not a list", "[skills.load]\nextraDirs = \"/opt/skills\"\n", `c.toml:2:1: key "skills.load.extraDirs": incompatible types: TOML value has type string; destination has type slice`},
+		{"relative managed folder", "[skills]\nmanagedDir = \"managed\"\n",
+			`c.toml:2:1: skills.managedDir = "managed": a relative folder is refused; write it as an absolute path or start it with "~/"`},
+		{"unknown load key", "[skills.load]\nwatch = true\n", `c.toml:2:1: unknown key "skills.load.watch"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := config.Parse("c.toml", []byte(tc.src))
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+}
+
+// contextLimits are the runtime's excerpt budgets: carried into the
+// settings, agent keys over the defaults' key by key, and never the
+// prompt cap, which is promptLimits.maxChars.
+func TestContextLimitsAreCarriedAndThePromptCapIsPromptLimits(t *testing.T) {
+	cfg, err := config.Parse("c.toml", []byte(`
+[agents.defaults.contextLimits]
+memoryGetMaxChars = 4000
+toolResultMaxChars = 12000
+[agents.defaults.promptLimits]
+maxChars = 90000
+
+[[agents.list]]
+id = "scout"
+contextLimits = { toolResultMaxChars = 6000, agentsRefreshMaxChars = 2000 }
+promptLimits.maxChars = 0
+`))
+	require.NoError(t, err)
+	s, err := resolveWith(t, cfg, config.Turn{})
+	require.NoError(t, err)
+	assert.Equal(t, 90000, s.MaxPromptChars)
+	assert.Equal(t, map[string]int{"memoryGetMaxChars": 4000, "toolResultMaxChars": 12000}, s.ContextLimits)
+
+	s, err = resolveWith(t, cfg, config.Turn{Agent: "scout"})
+	require.NoError(t, err)
+	assert.Zero(t, s.MaxPromptChars, "0 lifts the defaults' cap")
+	assert.Equal(t, map[string]int{"memoryGetMaxChars": 4000, "toolResultMaxChars": 6000, "agentsRefreshMaxChars": 2000}, s.ContextLimits)
+
+	s, err = resolveWith(t, nil, config.Turn{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{}, s.ContextLimits, "empty, not null, in the effective config")
+}
+
+func TestContextLimitsErrors(t *testing.T) {
+	moved := "contextLimits.maxPromptChars is no longer read: the whole-prompt cap moved to promptLimits.maxChars; contextLimits.* are budgets for runtime excerpts and never change the system prompt"
+	cases := []struct{ name, src, want string }{
+		{"old prompt cap", "[agents.defaults.contextLimits]\nmaxPromptChars = 100\n", "c.toml:2:1: " + moved},
+		{"old prompt cap in an agent", "[[agents.list]]\nid = \"a\"\n[[agents.list]]\nid = \"b\"\ncontextLimits.maxPromptChars = 5\n", "c.toml:5:1: " + moved},
+		{"zero", "[agents.defaults.contextLimits]\nmemoryGetMaxChars = 0\n", "c.toml:2:1: contextLimits.memoryGetMaxChars = 0: a contextLimits budget must be a positive integer"},
+		{"negative", "[agents.defaults]\ncontextLimits = { toolResultMaxChars = -3 }\n", "c.toml:2:19: contextLimits.toolResultMaxChars = -3: a contextLimits budget must be a positive integer"},
+		{"string", "[agents.defaults.contextLimits]\nmemoryGetMaxChars = \"4k\"\n", `c.toml:2:1: contextLimits.memoryGetMaxChars = "4k": a contextLimits budget must be a positive integer`},
+		{"float", "[agents.defaults.contextLimits]\nmemoryGetMaxChars = 4000.5\n", "c.toml:2:1: contextLimits.memoryGetMaxChars = 4000.5: a contextLimits budget must be a positive integer"},
+		{"table", "[agents.defaults.contextLimits.memory]\nmaxChars = 4\n", "c.toml:1:2: contextLimits.memory = a table: a contextLimits budget must be a positive integer"},
+		{"negative prompt cap", "[agents.defaults.promptLimits]\nmaxChars = -1\n", "c.toml:2:1: promptLimits.maxChars must not be negative (0 means no cap)"},
+		{"unknown prompt limit", "[agents.defaults.promptLimits]\nmaxTokens = 1\n", `c.toml:2:1: unknown key "agents.defaults.promptLimits.maxTokens"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := config.Parse("c.toml", []byte(tc.src))
+			require.Error(t, err)
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
 }

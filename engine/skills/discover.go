@@ -42,8 +42,7 @@ type Found struct {
 }
 
 // Discover finds the skills under roots. Roots are searched in precedence
-// order (workspace, managed, bundled; roots of one source in the order
-// given). It fails only on invalid roots or a cancelled ctx; unreadable or
+// order (see [Sources]; roots of one source in the order given). It fails only on invalid roots or a cancelled ctx; unreadable or
 // broken files become Problems, and a search stopped by a bound a Cut.
 func Discover(ctx context.Context, roots []Root, opts Options) (Found, error) {
 	for i, r := range roots {
@@ -81,7 +80,11 @@ func compareProblems(a, b Problem) int {
 
 func (r Root) validate() error {
 	if _, ok := r.Source.rank(); !ok {
-		return fmt.Errorf("unknown source %q (want %s, %s or %s)", r.Source, Workspace, Managed, Bundled)
+		names := make([]string, len(sources))
+		for i, s := range sources {
+			names[i] = string(s)
+		}
+		return fmt.Errorf("unknown source %q (want one of %s)", r.Source, strings.Join(names, ", "))
 	}
 	if r.Files == nil {
 		return fmt.Errorf("%s root %q has no filesystem", r.Source, r.Dir)

@@ -91,6 +91,30 @@ func TestDiscoverPrecedence(t *testing.T) {
 	}, found.Skipped)
 }
 
+// Every source beats the next one in the original's order: each pair of
+// neighbours clashes on one name, given in reverse order, and the higher
+// source keeps it while the report names the winner.
+func TestDiscoverPrecedenceOfEveryAdjacentPair(t *testing.T) {
+	order := Sources()
+	require.Equal(t, []Source{Workspace, ProjectAgents, PersonalAgents, Managed, Bundled, Extra}, order)
+	for i := 0; i+1 < len(order); i++ {
+		hi, lo := order[i], order[i+1]
+		t.Run(string(hi)+">"+string(lo), func(t *testing.T) {
+			root := func(src Source) Root {
+				fsys := memFS(t, map[string]string{"clash/SKILL.md": skillMD("name: clash", "description: from "+string(src))})
+				return Root{Source: src, Files: memFiles(fsys), Dir: ".", Display: "/roots/" + string(src)}
+			}
+			found, err := Discover(context.Background(), []Root{root(lo), root(hi)}, Options{})
+			require.NoError(t, err)
+			require.Len(t, found.Skills, 1)
+			assert.Equal(t, hi, found.Skills[0].Source)
+			assert.Equal(t, "from "+string(hi), found.Skills[0].Description)
+			assert.Equal(t, []Skipped{{Name: "clash", Location: "/roots/" + string(lo) + "/clash/SKILL.md", Source: lo,
+				Reason: fmt.Sprintf("shadowed by %s skill at /roots/%s/clash/SKILL.md", hi, hi)}}, found.Skipped)
+		})
+	}
+}
+
 func TestDiscoverSameNameInOneRoot(t *testing.T) {
 	fsys := memFS(t, map[string]string{
 		"skills/b-folder/SKILL.md": skillMD("name: dup", "description: second by path"),
@@ -194,7 +218,7 @@ func TestDiscoverRoots(t *testing.T) {
 		{name: "missing dir is empty", root: Root{Source: Managed, Files: memFiles(fsys), Dir: "nope"}},
 		{name: "dir is a file", root: Root{Source: Managed, Files: memFiles(fsys), Dir: "file"}, problem: "file: skills root is not a folder"},
 		{name: "display defaults to dir", root: Root{Source: Managed, Files: memFiles(fsys), Dir: "skills"}, skills: 1},
-		{name: "unknown source", root: Root{Source: "plugin", Files: memFiles(fsys), Dir: "skills"}, wantErr: `skills: root 0: unknown source "plugin"`},
+		{name: "unknown source", root: Root{Source: "plugin", Files: memFiles(fsys), Dir: "skills"}, wantErr: `skills: root 0: unknown source "plugin" (want one of workspace, agents-project, agents-personal, managed, bundled, extra)`},
 		{name: "nil fs", root: Root{Source: Bundled, Dir: "skills"}, wantErr: "has no filesystem"},
 		{name: "rooted dir", root: Root{Source: Bundled, Files: memFiles(fsys), Dir: "/skills"}, wantErr: "not an unrooted slash path"},
 		{name: "dotdot dir", root: Root{Source: Bundled, Files: memFiles(fsys), Dir: "../skills"}, wantErr: "not an unrooted slash path"},
@@ -471,11 +495,25 @@ func TestDiscoverBoundsSkillsPerRender(t *testing.T) {
 		root(Workspace, "/w", 700),
 		root(Managed, "/m", maxRootEntries),
 		root(Bundled, "/b2", 5),
+		root(Extra, "/x", 3),
 	}
 	found, err := Discover(context.Background(), roots, Options{})
 	require.NoError(t, err)
 	assert.Len(t, found.Skills, maxSkillFiles)
 	reason := "at most 2000 skills are read across all skills folders"
-	assert.Equal(t, []Cut{{Root: "/b", Reason: reason, Skipped: 100}, {Root: "/b2", Reason: reason, Skipped: 5}}, found.Cuts)
+	assert.Equal(t, []Cut{{Root: "/b", Reason: reason, Skipped: 100}, {Root: "/b2", Reason: reason, Skipped: 5},
+		{Root: "/x", Reason: reason, Skipped: 3}}, found.Cuts)
+
+	// The personal and project roots come before managed, so they take
+	// their share of the bound first.
+	roots = []Root{
+		root(Managed, "/m", maxRootEntries),
+		root(PersonalAgents, "/p", 600),
+		root(ProjectAgents, "/a", 600),
+	}
+	found, err = Discover(context.Background(), roots, Options{})
+	require.NoError(t, err)
+	assert.Len(t, found.Skills, maxSkillFiles)
+	assert.Equal(t, []Cut{{Root: "/m", Reason: reason, Skipped: 200}}, found.Cuts)
 	assert.Empty(t, found.Problems)
 }

@@ -2,7 +2,7 @@
 // fit in the prompt's skills catalog.
 //
 // A skill is a folder holding a SKILL.md file that starts with YAML front
-// matter. [Discover] walks the skill roots (workspace, managed, bundled),
+// matter. [Discover] walks the skill roots (see [Sources]),
 // parses each SKILL.md, computes its version marker and resolves name clashes
 // by root precedence. [Eligible] applies the config and runtime gates, and
 // [Build] applies both and then the catalog budget, reporting what happened to
@@ -73,7 +73,12 @@
 // holds more entries than are left, the ones read are the first the
 // filesystem lists.
 //
-// Name clashes are settled before eligibility: workspace beats managed beats
-// bundled, and within one root the first path in byte order wins. The loser
-// is reported as shadowed, even when the winner later turns out ineligible.
+// Name clashes are settled before eligibility, by source, highest first:
+// the workspace's skills/, the workspace's .agents/skills, the user's
+// ~/.agents/skills, the managed folder, bundled roots, then the extra
+// folders of the config; within one source the roots in the order given,
+// and within one root the first path in byte order. The loser is reported
+// as shadowed, naming the winner's source and location, even when the
+// winner later turns out ineligible. The discovery bounds above hold
+// across all of these roots.
 package skills

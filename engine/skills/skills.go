@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/sysprompt/sysprompt/vfs"
@@ -10,23 +11,27 @@ import (
 type Source string
 
 // The sources, in precedence order: on a name clash the earlier one wins.
+// It is the original product's order: the workspace's own folders, then the
+// user's, then what was installed, then the extra folders the config adds.
 const (
-	Workspace Source = "workspace"
-	Managed   Source = "managed"
-	Bundled   Source = "bundled"
+	Workspace      Source = "workspace"       // <workspace>/skills
+	ProjectAgents  Source = "agents-project"  // <workspace>/.agents/skills
+	PersonalAgents Source = "agents-personal" // ~/.agents/skills
+	Managed        Source = "managed"         // skills.managedDir
+	Bundled        Source = "bundled"         // the embedding program's roots (and -bundled-skills)
+	Extra          Source = "extra"           // skills.load.extraDirs
 )
+
+// sources lists every source in precedence order.
+var sources = []Source{Workspace, ProjectAgents, PersonalAgents, Managed, Bundled, Extra}
+
+// Sources returns every source in precedence order, highest first.
+func Sources() []Source { return slices.Clone(sources) }
 
 // rank orders sources by precedence; ok is false for an unknown source.
 func (s Source) rank() (rank int, ok bool) {
-	switch s {
-	case Workspace:
-		return 0, true
-	case Managed:
-		return 1, true
-	case Bundled:
-		return 2, true
-	}
-	return 0, false
+	i := slices.Index(sources, s)
+	return i, i >= 0
 }
 
 // Files is what discovery reads a root through; a *vfs.Workspace is one,

@@ -350,3 +350,16 @@ func (d *TOMLDoc) Elements(table string, n int, key string) []Pos {
 	}
 	return out
 }
+
+// ElementsOf returns where each element of the array at the full dotted
+// key starts, in order, whether the document wrote it under its own table
+// ([a.b] c = [...]), as a dotted key (a.b.c = [...]) or anything between.
+func (d *TOMLDoc) ElementsOf(key string) []Pos {
+	var out []Pos
+	for _, e := range d.entries {
+		if e.kind == elementEntry && e.key == key {
+			out = append(out, e.pos)
+		}
+	}
+	return out
+}
