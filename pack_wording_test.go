@@ -103,6 +103,13 @@ func allOf(edits ...func(*engine.Request)) func(*engine.Request) {
 	}
 }
 
+// The two ways the exec approval rule ends, and the line both keep.
+const (
+	approvalsNative      = "the request appears in this chat as a card or buttons; point the user to them first"
+	approvalsCopy        = "its tool result contains the `/approve` command for it; give the user that command exactly as written"
+	approvalsNeverInvent = "never make up an approval id"
+)
+
 // gatingCases are the issue's rules, each with a request where the
 // section (or line) must show and one where it must not.
 var gatingCases = []gatingCase{
@@ -330,13 +337,26 @@ var gatingCases = []gatingCase{
 	{name: "Silent Replies/not in minimal", edit: allOf(inMode(engine.ModeMinimal), inChat("group", "automatic")),
 		hides: []string{"## Silent Replies"}},
 
-	// Exec approvals.
-	{name: "Approvals/native buttons",
-		edit:  allOf(withTools("exec"), func(r *engine.Request) { r.Channel.Capabilities = []string{"nativeApprovals"} }),
-		shows: []string{"## Exec Approvals", "appear in this chat as cards or buttons", "A typed `/approve` is the fallback"}},
-	{name: "Approvals/manual /approve", edit: withTools("exec"),
-		shows: []string{"## Exec Approvals", "contains the `/approve` command for it"},
-		hides: []string{"approval card"}},
+	// Exec approvals (see also TestBuiltinApprovalsFollowTheChannelCatalog).
+	{name: "Approvals/native by capability on an unlisted channel",
+		edit: allOf(withTools("exec"), func(r *engine.Request) {
+			r.Channel.ID, r.Channel.Capabilities = "irc", []string{"nativeApprovals"}
+		}),
+		shows: []string{"## Exec Approvals", approvalsNative, approvalsNeverInvent, "the buttons cannot be used"},
+		hides: []string{approvalsCopy}},
+	{name: "Approvals/inline buttons count as native",
+		edit: allOf(withTools("exec"), func(r *engine.Request) {
+			r.Channel.ID, r.Channel.Capabilities = "irc", []string{"inlineButtons"}
+		}),
+		shows: []string{approvalsNative}},
+	{name: "Approvals/copy the /approve command on an unlisted channel",
+		edit:  allOf(withTools("exec"), func(r *engine.Request) { r.Channel.ID = "irc" }),
+		shows: []string{"## Exec Approvals", approvalsCopy, approvalsNeverInvent},
+		hides: []string{approvalsNative}},
+	{name: "Approvals/exec without a channel (sub-agent)",
+		edit:  allOf(inMode(engine.ModeMinimal), withTools("Exec"), func(r *engine.Request) { r.Channel = engine.Channel{} }),
+		shows: []string{"## Exec Approvals", "Leave it to `Exec` to decide", approvalsCopy, approvalsNeverInvent},
+		hides: []string{approvalsNative}},
 	{name: "Approvals/without exec", edit: withTools("read"), hides: []string{"## Exec Approvals"}},
 	{name: "Approvals/tool_call_style override",
 		edit: allOf(withTools("exec"), func(r *engine.Request) {
@@ -727,7 +747,7 @@ func TestBuiltinExampleRequests(t *testing.T) {
 			shows: []string{"## Model Aliases", "## Memory Recall", "## Sub-Agent Delegation", "Write times of day in 24-hour format."},
 			hides: []string{"## Silent Replies"}},
 		{file: "group.toml", layers: []string{"system"},
-			shows: []string{"## Silent Replies", "## Group Chat Context", "## Reactions", "cards or buttons"}},
+			shows: []string{"## Silent Replies", "## Group Chat Context", "## Reactions", approvalsNative}},
 		{file: "message-tool.toml", layers: []string{"system"},
 			shows: []string{"## Voice (TTS)", "Only what you send with `message`"},
 			hides: []string{"## Silent Replies", "NO_REPLY"}},
@@ -883,4 +903,35 @@ func exampleWorkspace(t testing.TB) afero.Fs {
 	ws := afero.NewMemMapFs()
 	packtest.CopyDir(t, os.DirFS("examples/workspace"), ws, "/ws")
 	return ws
+}
+
+// TestBuiltinApprovalsFollowTheChannelCatalog: every channel the built-in
+// catalog flags shows the approval card wording with no capability in the
+// request, as the original product does; any other channel, or none, is
+// told to copy the /approve command.
+func TestBuiltinApprovalsFollowTheChannelCatalog(t *testing.T) {
+	e, err := engine.New(packWith(t, nil))
+	require.NoError(t, err)
+	cases := []struct {
+		channel string
+		native  bool
+	}{
+		{"telegram", true}, {"discord", true}, {"whatsapp", true}, {"slack", true}, {"signal", true},
+		{"imessage", true}, {"matrix", true}, {"googlechat", true}, {"webchat", true},
+		{"Telegram", true}, // ids match in any case
+		{"irc", false}, {"msteams", false}, {"", false},
+	}
+	for _, c := range cases {
+		t.Run("channel="+c.channel, func(t *testing.T) {
+			req := gatingRequest()
+			req.Tools = toolsNamed("exec")
+			req.Channel = engine.Channel{ID: c.channel, ChatType: "direct", Delivery: "automatic"}
+			res, err := e.Render(t.Context(), req)
+			require.NoError(t, err)
+			text := res.Layers[0].Dynamic
+			assert.Contains(t, text, approvalsNeverInvent)
+			assert.Equal(t, c.native, strings.Contains(text, approvalsNative), text)
+			assert.Equal(t, !c.native, strings.Contains(text, approvalsCopy), text)
+		})
+	}
 }
