@@ -364,6 +364,22 @@ var gatingCases = []gatingCase{
 		}),
 		hides: []string{"## Exec Approvals"}},
 
+	// Control UI Embed: the web Control UI only, in full mode, and not
+	// when only a missing message tool could reach the user.
+	{name: "Control UI Embed/webchat", edit: func(r *engine.Request) { r.Channel.ID = "webchat" },
+		shows: []string{"## Control UI Embed", "`[embed ref=\"<id>\"", "`[embed url=\"/__openclaw__/canvas/documents/<id>/index.html\"",
+			"must lie under `/__openclaw__/canvas/`", "active profile's embed root", "double quotes", "attach those with `MEDIA:` lines"}},
+	{name: "Control UI Embed/webchat, message tool only with the tool",
+		edit:  allOf(inChat("direct", "message_tool_only"), withTools("message"), func(r *engine.Request) { r.Channel.ID = "WebChat" }),
+		shows: []string{"## Control UI Embed", "`message`'s attachment fields"}, hides: []string{"attach those with `MEDIA:` lines"}},
+	{name: "Control UI Embed/webchat, message tool only without the tool",
+		edit:  allOf(inChat("direct", "message_tool_only"), func(r *engine.Request) { r.Channel.ID = "webchat" }),
+		hides: []string{"## Control UI Embed", "[embed"}},
+	{name: "Control UI Embed/other channels", hides: []string{"## Control UI Embed", "[embed"}},
+	{name: "Control UI Embed/not in minimal",
+		edit:  allOf(inMode(engine.ModeMinimal), func(r *engine.Request) { r.Channel.ID = "webchat" }),
+		hides: []string{"## Control UI Embed", "[embed"}},
+
 	// Per-turn facts.
 	{name: "User Identity/owners", edit: func(r *engine.Request) { r.Owners = []string{"telegram:1", "discord:2"} },
 		shows: []string{"## User Identity", "Senders allowed to command you: telegram:1, discord:2."}},
