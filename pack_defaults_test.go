@@ -78,3 +78,17 @@ func TestLayeredPackInheritsTheBuiltinFileLists(t *testing.T) {
 	res = render(t, p, engine.Request{Workspace: engine.Workspace{Path: "/ws"}, SessionKind: "subagent"}, engine.WithFS(workspaceFS(t, smallWorkspace())))
 	assert.True(t, strings.HasSuffix(res.Layers[0].Stable, "\nstable: AGENTS.md TOOLS.md"), res.Layers[0].Stable)
 }
+
+// A pack directory's own templates/channels.toml replaces the built-in
+// catalog whole: a channel it leaves out has no default capabilities.
+func TestLayeredPackReplacesTheChannelCatalog(t *testing.T) {
+	user := afero.NewMemMapFs()
+	require.NoError(t, afero.WriteFile(user, "templates/channels.toml",
+		[]byte("[[channel]]\nid = \"irc\"\nname = \"IRC\"\ncapabilities = [\"nativeApprovals\"]\n"), 0o644))
+	p := vfs.Pack(sysprompt.Pack, user)
+	for channel, native := range map[string]bool{"irc": true, "telegram": false} {
+		req := engine.Request{Tools: []engine.Tool{{Name: "exec"}}, Channel: engine.Channel{ID: channel}}
+		text := render(t, p, req).Layers[0].Dynamic
+		assert.Equal(t, native, strings.Contains(text, "appears in this chat as a card or buttons"), "%s:\n%s", channel, text)
+	}
+}

@@ -110,6 +110,13 @@ func allOf(edits ...func(*engine.Request)) func(*engine.Request) {
 	}
 }
 
+// The two ways the exec approval rule ends, and the line both keep.
+const (
+	approvalsNative      = "the request appears in this chat as a card or buttons; point the user to them first"
+	approvalsCopy        = "its tool result contains the `/approve` command for it; give the user that command exactly as written"
+	approvalsNeverInvent = "never make up an approval id"
+)
+
 // gatingCases are the issue's rules, each with a request where the
 // section (or line) must show and one where it must not.
 var gatingCases = []gatingCase{
@@ -388,19 +395,48 @@ var gatingCases = []gatingCase{
 		edit:  allOf(inChat("group", "automatic"), withTools("message"), func(r *engine.Request) { r.ExtraSystemPrompt = "Reply only when someone names you." }),
 		shows: []string{"## Group Chat Context"}, hides: []string{"## Silent Replies", "NO_REPLY"}},
 
-	// Exec approvals.
-	{name: "Approvals/native buttons",
-		edit:  allOf(withTools("exec"), func(r *engine.Request) { r.Channel.Capabilities = []string{"nativeApprovals"} }),
-		shows: []string{"## Exec Approvals", "appear in this chat as cards or buttons", "A typed `/approve` is the fallback"}},
-	{name: "Approvals/manual /approve", edit: withTools("exec"),
-		shows: []string{"## Exec Approvals", "contains the `/approve` command for it"},
-		hides: []string{"approval card"}},
+	// Exec approvals (see also TestBuiltinApprovalsFollowTheChannelCatalog).
+	{name: "Approvals/native by capability on an unlisted channel",
+		edit: allOf(withTools("exec"), func(r *engine.Request) {
+			r.Channel.ID, r.Channel.Capabilities = "irc", []string{"nativeApprovals"}
+		}),
+		shows: []string{"## Exec Approvals", approvalsNative, approvalsNeverInvent, "the buttons cannot be used"},
+		hides: []string{approvalsCopy}},
+	{name: "Approvals/inline buttons count as native",
+		edit: allOf(withTools("exec"), func(r *engine.Request) {
+			r.Channel.ID, r.Channel.Capabilities = "irc", []string{"inlineButtons"}
+		}),
+		shows: []string{approvalsNative}},
+	{name: "Approvals/copy the /approve command on an unlisted channel",
+		edit:  allOf(withTools("exec"), func(r *engine.Request) { r.Channel.ID = "irc" }),
+		shows: []string{"## Exec Approvals", approvalsCopy, approvalsNeverInvent},
+		hides: []string{approvalsNative}},
+	{name: "Approvals/exec without a channel (sub-agent)",
+		edit:  allOf(inMode(engine.ModeMinimal), withTools("Exec"), func(r *engine.Request) { r.Channel = engine.Channel{} }),
+		shows: []string{"## Exec Approvals", "Leave it to `Exec` to decide", approvalsCopy, approvalsNeverInvent},
+		hides: []string{approvalsNative}},
 	{name: "Approvals/without exec", edit: withTools("read"), hides: []string{"## Exec Approvals"}},
 	{name: "Approvals/tool_call_style override",
 		edit: allOf(withTools("exec"), func(r *engine.Request) {
 			r.Contributions = []engine.Contribution{withOverride("tool_call_style", "## Calls\nCall quietly.")}
 		}),
 		hides: []string{"## Exec Approvals"}},
+
+	// Control UI Embed: the web Control UI only, in full mode, and not
+	// when only a missing message tool could reach the user.
+	{name: "Control UI Embed/webchat", edit: func(r *engine.Request) { r.Channel.ID = "webchat" },
+		shows: []string{"## Control UI Embed", "`[embed ref=\"<id>\"", "`[embed url=\"/__openclaw__/canvas/documents/<id>/index.html\"",
+			"must lie under `/__openclaw__/canvas/`", "active profile's embed root", "double quotes", "attach those with `MEDIA:` lines"}},
+	{name: "Control UI Embed/webchat, message tool only with the tool",
+		edit:  allOf(inChat("direct", "message_tool_only"), withTools("message"), func(r *engine.Request) { r.Channel.ID = "WebChat" }),
+		shows: []string{"## Control UI Embed", "`message`'s attachment fields"}, hides: []string{"attach those with `MEDIA:` lines"}},
+	{name: "Control UI Embed/webchat, message tool only without the tool",
+		edit:  allOf(inChat("direct", "message_tool_only"), func(r *engine.Request) { r.Channel.ID = "webchat" }),
+		hides: []string{"## Control UI Embed", "[embed"}},
+	{name: "Control UI Embed/other channels", hides: []string{"## Control UI Embed", "[embed"}},
+	{name: "Control UI Embed/not in minimal",
+		edit:  allOf(inMode(engine.ModeMinimal), func(r *engine.Request) { r.Channel.ID = "webchat" }),
+		hides: []string{"## Control UI Embed", "[embed"}},
 
 	// Per-turn facts.
 	{name: "User Identity/owners", edit: func(r *engine.Request) { r.Owners = []string{"telegram:1", "discord:2"} },
@@ -785,7 +821,7 @@ func TestBuiltinExampleRequests(t *testing.T) {
 			shows: []string{"## Model Aliases", "## Memory Recall", "## Sub-Agent Delegation", "## /ws/MEMORY.md"},
 			hides: []string{"## Silent Replies", "-hour format"}},
 		{file: "group.toml", layers: []string{"system"},
-			shows: []string{"## Group Chat Context", "## Reactions", "cards or buttons"},
+			shows: []string{"## Group Chat Context", "## Reactions", approvalsNative},
 			hides: []string{"## /ws/MEMORY.md", "MEMORY.md holds", "## Silent Replies"}},
 		{file: "message-tool.toml", layers: []string{"system"},
 			shows: []string{"## Voice (TTS)", "Only what you send with `message`"},
@@ -942,4 +978,35 @@ func exampleWorkspace(t testing.TB) afero.Fs {
 	ws := afero.NewMemMapFs()
 	packtest.CopyDir(t, os.DirFS("examples/workspace"), ws, "/ws")
 	return ws
+}
+
+// TestBuiltinApprovalsFollowTheChannelCatalog: every channel the built-in
+// catalog flags shows the approval card wording with no capability in the
+// request, as the original product does; any other channel, or none, is
+// told to copy the /approve command.
+func TestBuiltinApprovalsFollowTheChannelCatalog(t *testing.T) {
+	e, err := engine.New(packWith(t, nil))
+	require.NoError(t, err)
+	cases := []struct {
+		channel string
+		native  bool
+	}{
+		{"telegram", true}, {"discord", true}, {"whatsapp", true}, {"slack", true}, {"signal", true},
+		{"imessage", true}, {"matrix", true}, {"googlechat", true}, {"webchat", true},
+		{"Telegram", true}, // ids match in any case
+		{"irc", false}, {"msteams", false}, {"", false},
+	}
+	for _, c := range cases {
+		t.Run("channel="+c.channel, func(t *testing.T) {
+			req := gatingRequest()
+			req.Tools = toolsNamed("exec")
+			req.Channel = engine.Channel{ID: c.channel, Delivery: "automatic"}
+			res, err := e.Render(t.Context(), req)
+			require.NoError(t, err)
+			text := res.Layers[0].Dynamic
+			assert.Contains(t, text, approvalsNeverInvent)
+			assert.Equal(t, c.native, strings.Contains(text, approvalsNative), text)
+			assert.Equal(t, !c.native, strings.Contains(text, approvalsCopy), text)
+		})
+	}
 }

@@ -56,6 +56,79 @@ func TestToolTableIsStrict(t *testing.T) {
 	assert.Equal(t, `templates/tools.toml:3:1: tool "Read" is listed twice`, res.Errors[0].Error())
 }
 
+const channelTable = `
+[[channel]]
+id = "telegram"
+name = "Telegram"
+capabilities = ["nativeApprovals"]
+
+[[channel]]
+id = "irc"
+name = "IRC"
+`
+
+// The catalog reaches every section through .Pack: an entry by id (any
+// case), merged with the turn's capabilities, and the list in file order.
+func TestChannelCatalogInTemplates(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "list", "turn"`), map[string]string{
+		"list": section(stable, `{{ range .Pack.Channels }}{{ .ID }}={{ .Name }};{{ end }}`),
+		"turn": section(dynamic, `{{ $ch := (.Pack.Channel .Channel.ID).With .Channel.Capabilities }}`+
+			`[{{ $ch.Name }}] native={{ $ch.Has "nativeApprovals" }} buttons={{ $ch.Has "inlineButtons" }}`),
+	})
+	addFile(p, "templates/channels.toml", channelTable)
+	cases := []struct {
+		channel engine.Channel
+		want    string
+	}{
+		{engine.Channel{ID: "TELEGRAM"}, "[Telegram] native=true buttons=false"},
+		{engine.Channel{ID: "irc"}, "[IRC] native=false buttons=false"},
+		{engine.Channel{ID: "irc", Capabilities: []string{"inlineButtons"}}, "[IRC] native=false buttons=true"},
+		{engine.Channel{ID: "matrix", Capabilities: []string{"nativeApprovals"}}, "[] native=true buttons=false"},
+		{engine.Channel{}, "[] native=false buttons=false"},
+	}
+	for _, c := range cases {
+		res := render(t, p, engine.Request{Channel: c.channel})
+		assert.Equal(t, "I am the agent.\n\ntelegram=Telegram;irc=IRC;", res.Layers[0].Stable)
+		assert.Equal(t, c.want, res.Layers[0].Dynamic, "%+v", c.channel)
+	}
+
+	// Without the file the catalog is empty: every channel is unlisted.
+	p = minimalPack(t, manifest(`"identity", "turn"`), map[string]string{
+		"turn": section(dynamic, `{{ with (.Pack.Channel .Channel.ID).Name }}{{ . }}{{ else }}unlisted{{ end }}`),
+	})
+	assert.Equal(t, "unlisted", render(t, p, engine.Request{Channel: engine.Channel{ID: "telegram"}}).Layers[0].Dynamic)
+}
+
+// A broken catalog is a load error where the problem is written.
+func TestChannelCatalogIsStrict(t *testing.T) {
+	cases := []struct{ name, file, want string }{
+		{"unknown key", "[[channel]]\nid = \"telegram\"\nname = \"Telegram\"\nnative_approvals = true\n",
+			`templates/channels.toml:4:1: unknown key "channel.native_approvals"`},
+		{"duplicate id", channelTable + "\n[[channel]]\nid = \"telegram\"\nname = \"Telegram again\"\n",
+			`templates/channels.toml:12:6: channel "telegram" is listed twice (first at line 3)`},
+		{"no id", "[[channel]]\nname = \"Telegram\"\n", `templates/channels.toml:1:3: [[channel]] entry 1 has no id`},
+		{"id not lowercase", "[[channel]]\nid = \"Telegram\"\nname = \"Telegram\"\n",
+			`templates/channels.toml:2:6: channel id "Telegram" must be lowercase letters, digits, '-' or '_'`},
+		{"no name", "[[channel]]\nid = \"irc\"\nname = \" \"\n", `templates/channels.toml:3:8: channel "irc" has no name: templates show it to the model`},
+		{"capability twice", "[[channel]]\nid = \"irc\"\nname = \"IRC\"\ncapabilities = [\"inlineButtons\",\n  \"InlineButtons\"]\n",
+			`templates/channels.toml:5:3: channel "irc" lists capability "InlineButtons" twice`},
+		{"blank capability", "[[channel]]\nid = \"irc\"\nname = \"IRC\"\ncapabilities = [\"native approvals\"]\n",
+			`templates/channels.toml:4:17: channel "irc": capability "native approvals" is empty or holds white space`},
+		{"syntax", "[[channel]]\nid = \"irc\n", `templates/channels.toml:2:`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := minimalPack(t, manifest(`"identity"`), nil)
+			addFile(p, "templates/channels.toml", c.file)
+			res := engine.Lint(p)
+			require.NotEmpty(t, res.Errors)
+			assert.True(t, strings.HasPrefix(res.Errors[0].Error(), c.want), "got  %s\nwant %s", res.Errors[0].Error(), c.want)
+			_, err := engine.New(p)
+			assert.Error(t, err)
+		})
+	}
+}
+
 const overlayFile = `
 name = "gpt5"
 models = ['(?i)(^|[/:])gpt-5([.-]|$)']

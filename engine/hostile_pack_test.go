@@ -225,6 +225,7 @@ func TestPackFilesOverTheSizeBoundAreRefused(t *testing.T) {
 		"templates/hostile.tmpl",
 		"templates/defaults.toml",
 		"templates/tools.toml",
+		"templates/channels.toml",
 		"templates/overlays/big.toml",
 	} {
 		p := hostilePack(t, "x", "")

@@ -140,7 +140,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		Overrides:     view.OverrideSet(contrib.overrides),
 		Skills:        sk.view,
 		Config:        settings,
-		Pack:          view.PackInfo{Product: e.pack.Manifest.Product, Vars: e.pack.Manifest.Vars},
+		Pack:          view.PackInfo{Product: e.pack.Manifest.Product, Vars: e.pack.Manifest.Vars, Channels: e.pack.Channels},
 		Files:         stableFiles,
 		StablePrefix:  contrib.stablePrefix,
 		DynamicFiles:  dynamicFiles,

@@ -15,8 +15,61 @@ import (
 
 // PackInfo is what templates know about the pack itself.
 type PackInfo struct {
-	Product string            // product name used in headings, default "OpenClaw"
-	Vars    map[string]string // free-form [vars] from the manifest
+	Product  string            // product name used in headings, default "OpenClaw"
+	Vars     map[string]string // free-form [vars] from the manifest
+	Channels ChannelCatalog    // templates/channels.toml, in file order
+}
+
+// Channel returns the catalog's entry for a channel id, as
+// {{ .Pack.Channel .Channel.ID }} reads it (see ChannelCatalog.Get).
+func (p PackInfo) Channel(id string) ChannelInfo { return p.Channels.Get(id) }
+
+// ChannelInfo is one messaging channel of the pack's catalog: its id, the
+// name people know it by, and what it can do without any configuration.
+type ChannelInfo struct {
+	ID           string
+	Name         string   // display name; "" for a channel the catalog does not list
+	Capabilities []string // as a request's [channel] capabilities spells them
+}
+
+// Has reports whether the channel has the capability (any case).
+func (c ChannelInfo) Has(capability string) bool {
+	return slices.ContainsFunc(c.Capabilities, func(s string) bool { return strings.EqualFold(s, capability) })
+}
+
+// HasAny reports whether the channel has any of the capabilities.
+func (c ChannelInfo) HasAny(capabilities ...string) bool {
+	return slices.ContainsFunc(capabilities, c.Has)
+}
+
+// With returns the entry with the turn's own capabilities added, so one
+// check covers what the channel has by default and what this request
+// says it has: (.Pack.Channel .Channel.ID).With .Channel.Capabilities.
+// A request can add a capability, never take one away.
+func (c ChannelInfo) With(capabilities []string) ChannelInfo {
+	out := c
+	out.Capabilities = slices.Clone(c.Capabilities) // never append to the catalog's own array
+	for _, s := range capabilities {
+		if s != "" && !out.Has(s) {
+			out.Capabilities = append(out.Capabilities, s)
+		}
+	}
+	return out
+}
+
+// ChannelCatalog is the pack's channel catalog, in file order.
+type ChannelCatalog []ChannelInfo
+
+// Get returns the entry whose id matches (any case). A channel the
+// catalog does not list, and the empty id of a run without a channel,
+// get an entry holding only the id: no name, no capabilities.
+func (c ChannelCatalog) Get(id string) ChannelInfo {
+	for _, ch := range c {
+		if strings.EqualFold(ch.ID, id) {
+			return ch
+		}
+	}
+	return ChannelInfo{ID: id}
 }
 
 // TruncationInfo tells the notice section whether to speak.

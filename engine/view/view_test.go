@@ -40,3 +40,25 @@ func TestFileListFilters(t *testing.T) {
 	assert.True(t, OverrideSet{"tool_call_style": "x"}.Has("tool_call_style"))
 	assert.False(t, OverrideSet{}.Has("tool_call_style"))
 }
+
+func TestChannelCatalogLookups(t *testing.T) {
+	p := PackInfo{Channels: ChannelCatalog{
+		{ID: "telegram", Name: "Telegram", Capabilities: []string{"nativeApprovals"}},
+		{ID: "irc", Name: "IRC"},
+	}}
+	tg := p.Channel("Telegram")
+	assert.Equal(t, "Telegram", tg.Name, "ids match in any case")
+	assert.True(t, tg.Has("nativeapprovals"))
+	assert.False(t, tg.Has("inlineButtons"))
+	assert.True(t, tg.HasAny("inlineButtons", "nativeApprovals"))
+
+	unknown := p.Channel("matrix")
+	assert.Equal(t, ChannelInfo{ID: "matrix"}, unknown, "an unlisted channel has only its id")
+	assert.Equal(t, ChannelInfo{}, p.Channel(""), "no channel")
+
+	// With adds the turn's capabilities without touching the catalog.
+	merged := tg.With([]string{"inlineButtons", "NATIVEAPPROVALS", ""})
+	assert.Equal(t, []string{"nativeApprovals", "inlineButtons"}, merged.Capabilities)
+	assert.Equal(t, []string{"nativeApprovals"}, p.Channel("telegram").Capabilities)
+	assert.True(t, unknown.With([]string{"nativeApprovals"}).Has("nativeApprovals"))
+}

@@ -154,7 +154,7 @@ func TestCodexSystemLayer(t *testing.T) {
 	want := strings.Fields(`identity tooling interaction_style tool_call_style execution_bias
 		provider_prefix safety control self_update memory_recall model_aliases workspace
 		documentation sandbox bootstrap_pending current_time codex_project_context codex_memory_note
-		truncation_notice dynamic_context delegation output_directives messaging
+		truncation_notice dynamic_context delegation output_directives control_ui_embed messaging
 		silent_replies approvals user_identity voice extra_context reactions heartbeats
 		provider_suffix runtime reasoning`)
 	var names []string

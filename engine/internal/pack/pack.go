@@ -1,5 +1,6 @@
 // Package pack loads a template pack: the manifest, the section files and
-// their front matter, partials, the core tool table and model overlays.
+// their front matter, partials, the core tool table, the channel catalog
+// and model overlays.
 // It validates them with file, line and column, parses every template
 // once into one set, and checks statically that no stable section reads
 // a volatile field. A loaded Pack is read-only.
@@ -15,6 +16,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
+	"github.com/sysprompt/sysprompt/engine/view"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -88,10 +90,11 @@ type Pack struct {
 	Sections  map[string]*Section
 	Harnesses map[string]*Harness
 	partials  []partialFile
-	Defaults  config.Defaults // templates/defaults.toml
-	Bootstrap BootstrapFiles  // templates/defaults.toml's [bootstrap] lists
-	Tools     []ToolEntry     // the core tool table, in order
-	Overlays  []*Overlay      // sorted by file name
+	Defaults  config.Defaults     // templates/defaults.toml
+	Bootstrap BootstrapFiles      // templates/defaults.toml's [bootstrap] lists
+	Tools     []ToolEntry         // the core tool table, in order
+	Overlays  []*Overlay          // sorted by file name
+	Channels  view.ChannelCatalog // templates/channels.toml, in file order
 	Warnings  []*diag.Error
 	broken    map[string]bool // section files that failed to load (already reported)
 }
@@ -162,6 +165,8 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 	p.Tools, perrs = readTools(fsys)
 	errs = append(errs, perrs...)
 	p.Overlays, perrs = readOverlays(fsys)
+	errs = append(errs, perrs...)
+	p.Channels, perrs = readChannels(fsys)
 	errs = append(errs, perrs...)
 	errs = append(errs, p.validateManifest(string(src))...)
 	if len(errs) > 0 {
