@@ -812,7 +812,7 @@ func TestBuiltinExampleRequests(t *testing.T) {
 	examples := []struct {
 		file   string
 		layers []string
-		shows  []string // in the system layer outside injected files (see holds)
+		shows  []string // in the first layer outside injected files (see holds)
 		hides  []string
 		// in maps further layers to what they must show.
 		in map[string][]string
@@ -833,12 +833,11 @@ func TestBuiltinExampleRequests(t *testing.T) {
 			hides: []string{"## Messaging", "## Heartbeats", "## /ws/SOUL.md", "## /ws/MEMORY.md"}},
 		{file: "gpt5.toml", layers: []string{"system"},
 			shows: []string{"## Behavior Contract", "## Interaction Style"}},
-		{file: "codex.toml", layers: []string{"system", "developer", "collaboration"},
-			shows: []string{"## Behavior Contract", "## Workspace Memory"},
-			hides: []string{"## /ws/AGENTS.md", "## /ws/TOOLS.md", "## /ws/SOUL.md", "## /ws/MEMORY.md", "## Skills"},
+		{file: "codex.toml", layers: []string{"developer", "collaboration"},
+			shows: []string{"## OpenClaw Runtime", "## /ws/TOOLS.md"},
+			hides: []string{"## Behavior Contract", "## Tooling", "## /ws/AGENTS.md", "## /ws/SOUL.md", "## /ws/MEMORY.md", "## Skills"},
 			in: map[string][]string{
-				"developer":     {"## /ws/TOOLS.md"},
-				"collaboration": {"## Skills", "## /ws/SOUL.md", "## /ws/IDENTITY.md", "## /ws/USER.md"},
+				"collaboration": {"## Skills", "## Workspace Memory", "## /ws/SOUL.md", "## /ws/IDENTITY.md", "## /ws/USER.md"},
 			}},
 	}
 	for _, ex := range examples {

@@ -326,6 +326,45 @@ sections = ["identity", "ctx"]
 	assert.Contains(t, res.Layers[0].Stable, "MEMORY.md:SKIPPED:6;")
 }
 
+// when_agent_workspace: a file that stands for the agent's memory is left
+// out only while the turn reads the agent's own workspace.
+func TestHarnessFileRoutingByWorkspace(t *testing.T) {
+	m := manifest(`"identity", "ctx"`) + `
+[[harness]]
+name = "codex"
+[harness.files]
+"MEMORY.md" = { omit = "memory note instead", when_tools = ["memory_search"], when_agent_workspace = true }
+[[harness.layer]]
+name = "system"
+sections = ["ctx"]
+`
+	p := minimalPack(t, m, map[string]string{
+		"ctx": section(stable, "{{ with .Files.Get \"MEMORY.md\" }}{{ .Status }}{{ end }}"),
+	})
+	ws := workspaceFS(t, map[string]string{"MEMORY.md": "memory"})
+	req := engine.Request{Harness: "codex", Workspace: engine.Workspace{Path: "/ws"}, Tools: []engine.Tool{{Name: "memory_search"}}}
+	for _, c := range []struct{ config, want string }{
+		{"", "SKIPPED"}, // no config: the turn's workspace is the agent's
+		{"[agents.defaults]\nuserTimezone = \"UTC\"\n", "SKIPPED"},
+		{"[agents.defaults]\nworkspace = \"/ws/\"\n", "SKIPPED"},
+		{"[agents.defaults]\nworkspace = \"/home/ana/agent\"\n", "OK"},
+		{"[agents.defaults]\nworkspace = \"/ws\"\n[[agents.list]]\nid = \"a\"\nworkspace = \"/elsewhere\"\n", "OK"},
+	} {
+		opts := []engine.Option{engine.WithFS(ws)}
+		if c.config != "" {
+			cfg, err := config.Parse("c.toml", []byte(c.config))
+			require.NoError(t, err)
+			opts = append(opts, engine.WithConfig(cfg))
+		}
+		r := req
+		if strings.Contains(c.config, "agents.list") {
+			r.Agent = "a"
+		}
+		res := render(t, p, r, opts...)
+		assert.Equal(t, c.want, res.Layers[0].Stable, "config %q", c.config)
+	}
+}
+
 func TestConfigReplacesABootstrapFile(t *testing.T) {
 	ws := workspaceFS(t, map[string]string{"SOUL.md": "landlubber", "personas/pirate.md": "Arr, matey."})
 	cfg, err := config.Parse("c.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = \"personas/pirate.md\"\n"))

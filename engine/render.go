@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -242,6 +243,22 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 func (e *Engine) resolve(req *Request) (config.Settings, error) {
 	return config.Resolve(e.opts.config, e.pack.Defaults,
 		config.Turn{Agent: req.Agent, Workspace: req.Workspace.Path, Timezone: req.Timezone})
+}
+
+// otherWorkspace reports whether the request reads a workspace other than
+// the one the agent config gives the agent, both being set. Paths are
+// compared as written, cleaned: "~" is not expanded, so a config that
+// spells the same folder differently counts as another workspace, and the
+// harness then falls back to injecting the memory file.
+func (e *Engine) otherWorkspace(req *Request) bool {
+	if req.Workspace.Path == "" || e.opts.config == nil {
+		return false
+	}
+	own, err := config.Resolve(e.opts.config, e.pack.Defaults, config.Turn{Agent: req.Agent})
+	if err != nil || own.Workspace == "" {
+		return false // the same resolve has already succeeded in prepare
+	}
+	return path.Clean(own.Workspace) != path.Clean(req.Workspace.Path)
 }
 
 // splitFiles returns the files above the boundary and those below. Load
@@ -564,7 +581,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		Startup:       req.Session.Reset,
 		Today:         today,
 		Yesterday:     yesterday,
-		Omit:          h.Omit(hasAnyTool(req.Tools)),
+		Omit:          h.Omit(pack.Turn{HasAnyTool: hasAnyTool(req.Tools), OtherWorkspace: e.otherWorkspace(req)}),
 		Replace:       s.BootstrapReplace,
 		Hook:          e.opts.hook,
 		Markers:       &markers{set: set},

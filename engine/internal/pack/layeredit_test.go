@@ -144,23 +144,21 @@ func TestMissingBaseSectionIsReportedOnce(t *testing.T) {
 	assert.Equal(t, manifestPath+`:5:25: section "ghost" has no file sections/ghost.md.tmpl`, errs[0].Error())
 }
 
-// The built-in codex harness edits the default system layer; the result
-// is the list it used to spell out in full.
-func TestCodexSystemLayer(t *testing.T) {
+// The built-in codex harness sends no system layer: Codex keeps its own
+// model instructions, and ours go to a developer and a collaboration layer.
+func TestCodexLayers(t *testing.T) {
 	p, errs := Load(sysprompt.Pack)
 	require.Empty(t, errs)
 	codex := p.Harnesses["codex"]
 	require.NotNil(t, codex)
-	want := strings.Fields(`identity tooling interaction_style tool_call_style execution_bias
-		provider_prefix safety control self_update memory_recall model_aliases workspace
-		documentation sandbox bootstrap_pending current_time codex_project_context codex_memory_note
-		truncation_notice dynamic_context delegation output_directives control_ui_embed messaging
-		silent_replies approvals user_identity voice extra_context reactions heartbeats
-		provider_suffix runtime reasoning`)
+	got := map[string][]string{}
 	var names []string
 	for _, l := range codex.Layers {
 		names = append(names, l.Name)
+		got[l.Name] = layerIDs(l)
 	}
-	assert.Equal(t, []string{"system", "developer", "collaboration"}, names)
-	assert.Equal(t, want, layerIDs(codex.Layers[0]))
+	assert.Equal(t, []string{"developer", "collaboration"}, names)
+	assert.Equal(t, []string{"codex_runtime", "codex_tools_file"}, got["developer"])
+	assert.Equal(t, strings.Fields(`codex_project_context codex_memory_note codex_skills
+		truncation_notice dynamic_context codex_delivery codex_heartbeat_note`), got["collaboration"])
 }

@@ -2,6 +2,7 @@ package pack
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,11 +45,14 @@ type harnessDecl struct {
 }
 
 // harnessFile routes one bootstrap file in a harness: Omit keeps it out
-// of the prompt (with the reason the report shows), either always or, with
-// WhenTools, only when one of those tools is available.
+// of the prompt (with the reason the report shows), either always or only
+// when every condition given holds: WhenTools, one of those tools is
+// available; WhenAgentWorkspace, the turn reads the agent's own workspace
+// (a file that stands for the agent's memory is only replaceable there).
 type harnessFile struct {
-	Omit      string   `toml:"omit"`
-	WhenTools []string `toml:"when_tools"`
+	Omit               string   `toml:"omit"`
+	WhenTools          []string `toml:"when_tools"`
+	WhenAgentWorkspace bool     `toml:"when_agent_workspace"`
 }
 
 // validateManifest checks the manifest against the section files and
@@ -147,6 +151,7 @@ func (c *manifestCheck) buildHarness(d declared) *Harness {
 	h := &Harness{Name: d.name}
 	if d.index >= 0 {
 		h.files = c.m.Harnesses[d.index].Files
+		c.checkHarnessFiles(d)
 		if len(d.layers) == 0 {
 			c.fail(c.harnessLine(d.index), 1, "harness %q declares no [[harness.layer]], so it would render nothing", d.name)
 		}
@@ -278,6 +283,34 @@ func (c *manifestCheck) warnUnrendered() {
 		if !c.listed[id] {
 			p.Warnings = append(p.Warnings, &diag.Error{Phase: diag.PhaseManifest, File: p.Sections[id].File, Line: 1, Col: 1,
 				Err: fmt.Errorf("section %q is listed in no layer of %s, so it never renders", id, manifestPath)})
+		}
+	}
+}
+
+// checkHarnessFiles checks a harness's [harness.files]: each entry gives
+// the reason its file is left out, with conditions a turn can meet, and
+// names a file the pack injects (a warning otherwise).
+func (c *manifestCheck) checkHarnessFiles(d declared) {
+	files := c.m.Harnesses[d.index].Files
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		f := files[name]
+		l, col := c.doc.Locate("harness.files."+name, c.harnessLine(d.index))
+		switch {
+		case strings.TrimSpace(f.Omit) == "":
+			c.fail(l, col, "harness %q: %q needs an omit reason: it is what the report shows for the file", d.name, name)
+		case slices.ContainsFunc(f.WhenTools, func(t string) bool { return strings.TrimSpace(t) == "" }):
+			c.fail(l, col, "harness %q: %q has an empty name in when_tools", d.name, name)
+		case f.WhenTools != nil && len(f.WhenTools) == 0:
+			c.fail(l, col, "harness %q: %q has when_tools = [], which no turn meets; leave it out to omit the file always", d.name, name)
+		case len(c.p.Bootstrap.Files) > 0 && !slices.Contains(c.p.Bootstrap.Files, name):
+			// A hook may add a file under that name, so this is no error.
+			c.p.Warnings = append(c.p.Warnings, &diag.Error{Phase: diag.PhaseManifest, File: manifestPath, Line: l, Col: col,
+				Err: fmt.Errorf("harness %q routes %q, which is not in the bootstrap files of %s; only a hook can add it", d.name, name, defaultsPath)})
 		}
 	}
 }

@@ -63,15 +63,28 @@ type Harness struct {
 	files  map[string]harnessFile
 }
 
-// Omit returns the bootstrap files this harness keeps out of the prompt,
-// with the reason, for a request whose tools hasAnyTool reports.
-func (h *Harness) Omit(hasAnyTool func(names ...string) bool) map[string]string {
+// Turn is what a harness's file routing needs to know about one turn.
+type Turn struct {
+	// HasAnyTool reports whether any of the named tools is available.
+	HasAnyTool func(names ...string) bool
+	// OtherWorkspace is true when the turn's workspace is not the one the
+	// agent config gives the agent (both set, and different).
+	OtherWorkspace bool
+}
+
+// Omit returns the bootstrap files this harness keeps out of the prompt
+// on turn t, with the reason.
+func (h *Harness) Omit(t Turn) map[string]string {
 	if len(h.files) == 0 {
 		return nil
 	}
 	out := map[string]string{}
 	for name, f := range h.files {
-		if f.Omit != "" && (len(f.WhenTools) == 0 || hasAnyTool(f.WhenTools...)) {
+		switch {
+		case f.Omit == "":
+		case len(f.WhenTools) > 0 && !t.HasAnyTool(f.WhenTools...):
+		case f.WhenAgentWorkspace && t.OtherWorkspace:
+		default:
 			out[name] = f.Omit
 		}
 	}
