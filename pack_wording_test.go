@@ -8,6 +8,7 @@ package sysprompt_test
 
 import (
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -285,6 +286,10 @@ var gatingCases = []gatingCase{
 	{name: "Current Date & Time/session_status for the clock",
 		edit:  func(r *engine.Request) { r.Timezone = "Europe/Lisbon"; r.Tools = toolsNamed("session_status") },
 		shows: []string{"call `session_status`"}},
+
+	// Documentation: the docs, the two configuration pages, the community and the skills registry.
+	{name: "Documentation/pointers", shows: []string{"## Documentation", "`docs/gateway/configuration.md` and `docs/gateway/configuration-reference.md`",
+		"help each other at https://discord.com/invite/clawd", "New skills can be found at https://clawhub.ai"}},
 
 	// Injected workspace files.
 	{name: "Project Context/workspace files",
@@ -1008,4 +1013,23 @@ func TestBuiltinApprovalsFollowTheChannelCatalog(t *testing.T) {
 			assert.Equal(t, !c.native, strings.Contains(text, approvalsCopy), text)
 		})
 	}
+}
+
+// TestOwnManifestWithoutNewVars: a pack whose own manifest predates the
+// documentation and canvas vars still renders; those lines fall back or
+// drop instead of failing the render.
+func TestOwnManifestWithoutNewVars(t *testing.T) {
+	manifest := string(mustReadFile(t, "sections/manifest.toml"))
+	for _, v := range []string{"canvas_path", "config_guide", "config_reference", "community_url", "skills_registry_url"} {
+		manifest = regexp.MustCompile(`(?m)^`+v+` = .*\n`).ReplaceAllString(manifest, "")
+		require.NotContains(t, manifest, v+" =")
+	}
+	req := gatingRequest()
+	req.Channel.ID = "webchat"
+	res := render(t, packWith(t, map[string]string{"sections/manifest.toml": manifest}), req)
+	text := res.Layers[0].Text
+	assert.Contains(t, text, "For configuration, read the configuration guide and reference in the docs.")
+	assert.NotContains(t, text, "help each other at")
+	assert.Contains(t, text, "## Control UI Embed")
+	assert.Contains(t, text, "under `/__openclaw__/canvas/`")
 }
