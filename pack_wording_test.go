@@ -828,6 +828,9 @@ func TestBuiltinExampleRequests(t *testing.T) {
 		{file: "group.toml", layers: []string{"system"},
 			shows: []string{"## Group Chat Context", "## Reactions", approvalsNative},
 			hides: []string{"## /ws/MEMORY.md", "MEMORY.md holds", "## Silent Replies"}},
+		{file: "group-next.toml", layers: []string{"system"},
+			shows: []string{"## Group Chat Context", "Rui asked"},
+			hides: []string{"## /ws/MEMORY.md", "MEMORY.md holds"}},
 		{file: "message-tool.toml", layers: []string{"system"},
 			shows: []string{"## Voice (TTS)", "Only what you send with `message`"},
 			hides: []string{"## Silent Replies", "NO_REPLY"}},
@@ -1032,4 +1035,30 @@ func TestOwnManifestWithoutNewVars(t *testing.T) {
 	assert.NotContains(t, text, "help each other at")
 	assert.Contains(t, text, "## Control UI Embed")
 	assert.Contains(t, text, "under `/__openclaw__/canvas/`")
+}
+
+// TestExampleGroupSessionKeepsItsPrefix: the shipped group.toml and
+// group-next.toml are two turns of one session; their prompts differ and
+// their stable prefixes do not, and the direct session's prefix is not
+// theirs (it holds MEMORY.md).
+func TestExampleGroupSessionKeepsItsPrefix(t *testing.T) {
+	cfg, err := config.Parse("agents.toml", mustReadFile(t, "examples/agents.toml"))
+	require.NoError(t, err)
+	e, err := engine.New(packWith(t, nil), engine.WithFS(exampleWorkspace(t)), engine.WithConfig(cfg))
+	require.NoError(t, err)
+	layer := func(file string) engine.Layer {
+		name := "examples/requests/" + file
+		req, err := engine.ParseRequest(name, mustReadFile(t, name))
+		require.NoError(t, err)
+		req.Workspace.Path = "/ws"
+		res, err := e.Render(t.Context(), req)
+		require.NoError(t, err)
+		return res.Layers[0]
+	}
+	group, next, direct := layer("group.toml"), layer("group-next.toml"), layer("direct.toml")
+	assert.NotEqual(t, group.Text, next.Text)
+	assert.Equal(t, group.StableSHA256, next.StableSHA256)
+	assert.NotEqual(t, group.StableSHA256, direct.StableSHA256)
+	assert.Contains(t, direct.Stable, "## /ws/MEMORY.md")
+	assert.NotContains(t, group.Text+next.Text, "MEMORY.md holds")
 }
