@@ -1,7 +1,6 @@
 package pack
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -31,20 +30,14 @@ type channelEntry struct {
 // readChannels reads templates/channels.toml; a pack without it has an
 // empty catalog, so every channel is one it does not list.
 func readChannels(fsys fs.FS) (view.ChannelCatalog, diag.ErrorList) {
-	src, err := readFile(fsys, channelsPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: channelsPath, Err: err}}
-	}
 	var doc struct {
 		Channel []channelEntry `toml:"channel"`
 	}
-	if err := strict.TOML(string(src), &doc); err != nil {
-		return nil, diag.ErrorList{diag.Decode(diag.PhaseManifest, channelsPath, err)}
+	src, errs := decodeOptional(fsys, channelsPath, &doc)
+	if src == "" || errs != nil {
+		return nil, errs
 	}
-	c := channelCheck{doc: strict.ScanTOML(string(src)), first: map[string]int{}}
+	c := channelCheck{doc: strict.ScanTOML(src), first: map[string]int{}}
 	out := make(view.ChannelCatalog, 0, len(doc.Channel))
 	for i, ch := range doc.Channel {
 		if c.entry(i, ch) {

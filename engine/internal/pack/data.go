@@ -200,22 +200,32 @@ func oneOf(c *defaultsCheck, key string, v *string, allowed []string) string {
 	return s
 }
 
-// readTools reads templates/tools.toml; a pack without it has no table.
-func readTools(fsys fs.FS) ([]ToolEntry, diag.ErrorList) {
-	src, err := readFile(fsys, toolsPath)
+// decodeOptional strictly decodes the pack's TOML file at path into doc
+// and returns its text; "" with no errors when the pack has no such file.
+func decodeOptional(fsys fs.FS, path string, doc any) (string, diag.ErrorList) {
+	src, err := readFile(fsys, path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return "", nil
 	}
 	if err != nil {
-		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: toolsPath, Err: err}}
+		return "", diag.ErrorList{{Phase: diag.PhaseManifest, File: path, Err: err}}
 	}
+	if err := strict.TOML(string(src), doc); err != nil {
+		return "", diag.ErrorList{diag.Decode(diag.PhaseManifest, path, err)}
+	}
+	return string(src), nil
+}
+
+// readTools reads templates/tools.toml; a pack without it has no table.
+func readTools(fsys fs.FS) ([]ToolEntry, diag.ErrorList) {
 	var doc struct {
 		Tool []ToolEntry `toml:"tool"`
 	}
-	if err := strict.TOML(string(src), &doc); err != nil {
-		return nil, diag.ErrorList{diag.Decode(diag.PhaseManifest, toolsPath, err)}
+	src, errs := decodeOptional(fsys, toolsPath, &doc)
+	if src == "" || errs != nil {
+		return nil, errs
 	}
-	headers := strict.Headers(string(src), "tool")
+	headers := strict.Headers(src, "tool")
 	seen := map[string]bool{}
 	for i, t := range doc.Tool {
 		line := 0
