@@ -89,6 +89,6 @@ func TestLayeredPackReplacesTheChannelCatalog(t *testing.T) {
 	for channel, native := range map[string]bool{"irc": true, "telegram": false} {
 		req := engine.Request{Tools: []engine.Tool{{Name: "exec"}}, Channel: engine.Channel{ID: channel}}
 		text := render(t, p, req).Layers[0].Dynamic
-		assert.Equal(t, native, strings.Contains(text, "appears in this chat as a card or buttons"), "%s:\n%s", channel, text)
+		assert.Equal(t, native, strings.Contains(text, "appears in this chat as an approval card"), "%s:\n%s", channel, text)
 	}
 }

@@ -113,7 +113,7 @@ func allOf(edits ...func(*engine.Request)) func(*engine.Request) {
 
 // The two ways the exec approval rule ends, and the line both keep.
 const (
-	approvalsNative      = "the request appears in this chat as a card or buttons; point the user to them first"
+	approvalsNative      = "the request appears in this chat as an approval card; point the user to it first"
 	approvalsCopy        = "its tool result contains the `/approve` command for it; give the user that command exactly as written"
 	approvalsNeverInvent = "never make up an approval id"
 )
@@ -202,8 +202,13 @@ var gatingCases = []gatingCase{
 		shows: []string{"## OpenClaw Control", "Use the `gateway` tool", "Do not invent `openclaw` commands"}},
 	{name: "Control/full without gateway",
 		shows: []string{"## OpenClaw Control", "You cannot change OpenClaw's configuration"}, hides: []string{"Use the `gateway` tool"}},
-	{name: "Control/the openclaw tool outranks gateway", edit: withTools("openclaw", "gateway"),
-		shows: []string{"through the `openclaw` tool"}, hides: []string{"Use the `gateway` tool"}},
+	{name: "Control/the openclaw tool takes changes, gateway keeps the configuration", edit: withTools("openclaw", "gateway"),
+		shows: []string{"channels, plugins, agents and models through the `openclaw` tool; configuration itself goes through `gateway`",
+			"## OpenClaw Self-Update", "`config.patch`"},
+		hides: []string{"Use the `gateway` tool", "configuration, channels"}},
+	{name: "Control/the openclaw tool alone", edit: withTools("openclaw"),
+		shows: []string{"Route restarts and changes to OpenClaw's configuration, channels, plugins, agents and models through the `openclaw` tool."},
+		hides: []string{"## OpenClaw Self-Update"}},
 	{name: "Control/never update through the shell, with gateway", edit: withTools("gateway", "exec"),
 		shows: []string{"Never install, update or restart OpenClaw through a shell command.", "`update.run` only when the user explicitly asks",
 			"on another machine, do it there over SSH"}},
@@ -310,6 +315,12 @@ var gatingCases = []gatingCase{
 	{name: "MEMORY.md/group session", edit: inChat("group", "automatic"),
 		hides: []string{"## /ws/MEMORY.md", "MEMORY.md holds", "Ana prefers bullet lists."}},
 	{name: "MEMORY.md/channel session", edit: inChat("channel", "automatic"), hides: []string{"## /ws/MEMORY.md"}},
+	{name: "MEMORY.md/no chat_type: the group session key decides", edit: func(r *engine.Request) {
+		r.ChatType, r.Session.Key = "", "agent:wren:discord:group:datos-y-mapas:help"
+	}, hides: []string{"## /ws/MEMORY.md", "Ana prefers bullet lists."}},
+	{name: "MEMORY.md/no chat_type: a direct session key", edit: func(r *engine.Request) {
+		r.ChatType, r.Session.Key = "", "agent:wren:telegram:direct:48213377"
+	}, shows: []string{"## /ws/MEMORY.md"}},
 	{name: "MEMORY.md/sub-agent", edit: func(r *engine.Request) { r.SessionKind = "subagent" }, hides: []string{"## /ws/MEMORY.md"}},
 	{name: "Cron/keeps AGENTS, SOUL, IDENTITY and USER only", edit: func(r *engine.Request) { r.SessionKind = "cron" },
 		shows: []string{"## /ws/AGENTS.md", "## /ws/SOUL.md", "## /ws/IDENTITY.md", "## /ws/USER.md"},
@@ -325,7 +336,11 @@ var gatingCases = []gatingCase{
 		hides: []string{"## Bootstrap Pending", "## /ws/BOOTSTRAP.md"}},
 	{name: "Bootstrap Pending/brand_new = true without the file",
 		edit:  allOf(withTools("read"), func(r *engine.Request) { r.Workspace.BrandNew = new(true) }),
-		shows: []string{"## Bootstrap Pending", "Read BOOTSTRAP.md in the workspace, if it is there"}},
+		shows: []string{"## Bootstrap Pending", "Its checklist is BOOTSTRAP.md in the workspace: read it first, if it is there."}},
+	{name: "Bootstrap Pending/brand_new = true with a blank file still names the checklist",
+		edit:  allOf(withTools("read"), func(r *engine.Request) { r.Workspace.BrandNew = new(true) }),
+		files: func() map[string]string { f := smallWorkspace(); f["BOOTSTRAP.md"] = "\n"; return f }(),
+		shows: []string{"## Bootstrap Pending", "Its checklist is BOOTSTRAP.md in the workspace"}, hides: []string{"under Project Context below, is the checklist"}},
 	{name: "Bootstrap Pending/blank file means done", edit: withTools("read"),
 		files: func() map[string]string { f := smallWorkspace(); f["BOOTSTRAP.md"] = "\n  \n"; return f }(),
 		hides: []string{"## Bootstrap Pending"}},
@@ -396,16 +411,21 @@ var gatingCases = []gatingCase{
 		hides: []string{"## Silent Replies", "NO_REPLY"}},
 	{name: "Silent Replies/not in minimal", edit: allOf(inMode(engine.ModeMinimal), inChat("group", "automatic")),
 		hides: []string{"## Silent Replies"}},
-	{name: "Silent Replies/the caller's group context owns the reply contract",
-		edit:  allOf(inChat("group", "automatic"), withTools("message"), func(r *engine.Request) { r.ExtraSystemPrompt = "Reply only when someone names you." }),
+	{name: "Silent Replies/the turn's own context owns the reply contract",
+		edit: allOf(inChat("group", "automatic"), withTools("message"), func(r *engine.Request) {
+			r.ExtraSystemPrompt, r.Channel.SilentReplies = "Reply only when someone names you; otherwise stay out.", "none"
+		}),
 		shows: []string{"## Group Chat Context"}, hides: []string{"## Silent Replies", "NO_REPLY"}},
+	{name: "Silent Replies/group context alone keeps the generic rule",
+		edit:  allOf(inChat("group", "automatic"), func(r *engine.Request) { r.ExtraSystemPrompt = "Server rules apply." }),
+		shows: []string{"## Silent Replies", "## Group Chat Context"}},
 
 	// Exec approvals (see also TestBuiltinApprovalsFollowTheChannelCatalog).
 	{name: "Approvals/native by capability on an unlisted channel",
 		edit: allOf(withTools("exec"), func(r *engine.Request) {
 			r.Channel.ID, r.Channel.Capabilities = "irc", []string{"nativeApprovals"}
 		}),
-		shows: []string{"## Exec Approvals", approvalsNative, approvalsNeverInvent, "the buttons cannot be used"},
+		shows: []string{"## Exec Approvals", approvalsNative, approvalsNeverInvent, "the card cannot be used"},
 		hides: []string{approvalsCopy}},
 	{name: "Approvals/inline buttons count as native",
 		edit: allOf(withTools("exec"), func(r *engine.Request) {
@@ -633,6 +653,7 @@ var builtinHeadings = []struct {
 	{"## Sub-Agent Delegation", false},
 	{"## Assistant Output Directives", false},
 	{"## Messaging", false},
+	{"## Silent Replies", false},
 	{"## Exec Approvals", false},
 	{"## User Identity", false},
 	{"## Voice (TTS)", false},
@@ -672,7 +693,7 @@ func TestBuiltinGatingOrderAndTiers(t *testing.T) {
 // section ids, with Execution Bias not overridden.
 var fullOnly = []string{
 	"delegation", "documentation", "execution_bias", "heartbeats", "memory_recall", "messaging",
-	"model_aliases", "output_directives", "self_update", "user_identity", "voice",
+	"model_aliases", "output_directives", "self_update", "silent_replies", "user_identity", "voice",
 }
 
 func TestBuiltinModeMinimal(t *testing.T) {
@@ -684,7 +705,7 @@ func TestBuiltinModeMinimal(t *testing.T) {
 	text := minimal.Layers[0].Text
 
 	omitted := []string{"## Memory Recall", "## OpenClaw Self-Update", "## Model Aliases", "## User Identity",
-		"## Assistant Output Directives", "## Messaging", "## Heartbeats"}
+		"## Assistant Output Directives", "## Messaging", "## Silent Replies", "## Heartbeats"}
 	kept := []string{"## Tooling", "## Safety", "## Skills", "## Workspace", "## Sandbox", "## Current Date & Time",
 		"## Runtime", "## Workspace Files (injected)", "# Project Context", "## Dynamic Project Context"}
 	for _, h := range omitted {
@@ -826,8 +847,8 @@ func TestBuiltinExampleRequests(t *testing.T) {
 			shows: []string{"## Model Aliases", "## Memory Recall", "## Sub-Agent Delegation", "## /ws/MEMORY.md"},
 			hides: []string{"## Silent Replies", "-hour format"}},
 		{file: "group.toml", layers: []string{"system"},
-			shows: []string{"## Group Chat Context", "## Reactions", approvalsNative},
-			hides: []string{"## /ws/MEMORY.md", "MEMORY.md holds", "## Silent Replies"}},
+			shows: []string{"## Group Chat Context", "## Reactions", approvalsNative, "## Silent Replies"},
+			hides: []string{"## /ws/MEMORY.md", "MEMORY.md holds"}},
 		{file: "group-next.toml", layers: []string{"system"},
 			shows: []string{"## Group Chat Context", "Rui asked"},
 			hides: []string{"## /ws/MEMORY.md", "MEMORY.md holds"}},

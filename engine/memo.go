@@ -281,6 +281,7 @@ func (k *keyEncoder) files(files []bootstrap.File) {
 		k.string(f.Reason)
 		k.bool(f.Dynamic)
 		k.bool(f.Startup)
+		k.bool(f.Private)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 func TestStableKeyCoversEveryField(t *testing.T) {
 	for typ, written := range map[reflect.Type]int{
 		reflect.TypeFor[config.Settings]():     21,
-		reflect.TypeFor[bootstrap.File]():      12,
+		reflect.TypeFor[bootstrap.File]():      13,
 		reflect.TypeFor[skills.Skill]():        9,
 		reflect.TypeFor[skills.Metadata]():     5,
 		reflect.TypeFor[skills.Requirements](): 4,
@@ -89,6 +89,7 @@ func TestStableKeyFollowsStableInputs(t *testing.T) {
 		"plugin":        func(r *Request, d *derived) { d.Config.Plugins["p"] = false },
 		"file content":  func(r *Request, d *derived) { d.Files[0].Content = "hello!" },
 		"file status":   func(r *Request, d *derived) { d.Files[0].Status = bootstrap.StatusTruncated },
+		"file private":  func(r *Request, d *derived) { d.Files[0].Private = true },
 		"no files":      func(r *Request, d *derived) { d.Files = nil },
 		"stable prefix": func(r *Request, d *derived) { d.StablePrefix = "p" },
 		"override":      func(r *Request, d *derived) { d.Overrides["tool_call_style"] = "y" },

@@ -73,6 +73,11 @@ type Omission struct {
 	ID, Layer, Reason string
 }
 
+// BoundaryRemoved is what the prompt shows in place of a cache boundary
+// marker found inside a section's text (a workspace file holding one,
+// say), which would otherwise split the prompt in the wrong place.
+const BoundaryRemoved = tidy.BoundaryRemoved
+
 // Omission reasons.
 const (
 	OmitMode  = "mode not declared"
@@ -231,12 +236,26 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 	req.Mode = cmp.Or(req.Mode, ModeFull)
 	req.Harness = cmp.Or(req.Harness, DefaultHarness)
 	req.SessionKind = cmp.Or(req.SessionKind, "main")
+	if req.ChatType == "" {
+		req.ChatType = chatTypeOfKey(req.Session.Key)
+	}
 	h, ok := e.pack.Harnesses[req.Harness]
 	if !ok {
 		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
 	}
 	settings, err := e.resolve(req)
 	return h, settings, err
+}
+
+// chatTypeOfKey reads a session's chat type from its key: "group" or
+// "channel" when a colon-separated part says so, "" otherwise.
+func chatTypeOfKey(key string) string {
+	for part := range strings.SplitSeq(key, ":") {
+		if part == "group" || part == "channel" {
+			return part
+		}
+	}
+	return ""
 }
 
 // resolve applies the config precedence for req (see Resolve).

@@ -41,6 +41,10 @@ type Request struct {
 	// session keeps its chat type for its whole life, so it is stable: a
 	// group or channel session never gets the private workspace files
 	// (MEMORY.md), and its prefix still stays the same turn after turn.
+	// Unset, it comes from the session key, which also names the session
+	// for its life: a key with a "group" or "channel" part
+	// ("agent:wren:discord:group:…") is that chat type, so privacy fails
+	// closed; any other key means direct.
 	ChatType string `toml:"chat_type" json:"chat_type" tier:"stable"`
 	// Session holds per-turn session facts.
 	Session Session `toml:"session" json:"session" tier:"volatile"`
@@ -98,6 +102,12 @@ type Channel struct {
 	ID           string   `toml:"id" json:"id"`
 	Delivery     string   `toml:"delivery" json:"delivery"` // automatic | message_tool_only
 	Capabilities []string `toml:"capabilities" json:"capabilities"`
+	// SilentReplies is "generic" (the default) or "none". With automatic
+	// delivery in a group or channel session, generic adds the Silent
+	// Replies section (answer NO_REPLY when there is nothing to say);
+	// none leaves it out, for a turn whose own context (the caller's group
+	// rules, say) already says when to stay silent.
+	SilentReplies string `toml:"silent_replies" json:"silent_replies"`
 }
 
 // Runtime describes where and with what the agent runs.
@@ -249,6 +259,11 @@ func (r *Request) validate() error {
 	case "", "automatic", "message_tool_only":
 	default:
 		return badValue("channel.delivery", r.Channel.Delivery, "automatic", "message_tool_only")
+	}
+	switch r.Channel.SilentReplies {
+	case "", "generic", "none":
+	default:
+		return badValue("channel.silent_replies", r.Channel.SilentReplies, "generic", "none")
 	}
 	switch r.Reactions.Level {
 	case "", "minimal", "extensive":

@@ -44,9 +44,29 @@ func Render(ctx context.Context, pack fs.FS, sc *Scenario) ([]byte, error) {
 
 // render runs the engine over a fresh in-memory workspace. A new engine
 // per render keeps scenarios independent: its "once" warning store and
-// file cache start empty. A next turn renders on the same engine, as a
-// runtime would, and must keep every stable prefix of the first.
+// file cache start empty. A next turn renders on an engine of its own too
+// (on the first one the memo would hand back the first turn's stable tier
+// without rendering it) and must keep every stable prefix byte for byte.
 func render(ctx context.Context, pack fs.FS, sc *Scenario) (*engine.Result, error) {
+	res, err := renderFresh(ctx, pack, sc, sc.request)
+	if err != nil || sc.nextTurn == nil {
+		return res, err
+	}
+	next, err := renderFresh(ctx, pack, sc, *sc.nextTurn)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", nextTurnFile, err)
+	}
+	for i, l := range res.Layers {
+		if i >= len(next.Layers) || next.Layers[i].Stable != l.Stable {
+			return nil, fmt.Errorf("%s: the %s layer's stable prefix differs from %s's: a later turn of one session must keep the cached prefix (compare them with render diff)",
+				nextTurnFile, l.Name, requestFile)
+		}
+	}
+	return res, nil
+}
+
+// renderFresh renders req on a new engine over the scenario's workspace.
+func renderFresh(ctx context.Context, pack fs.FS, sc *Scenario, req engine.Request) (*engine.Result, error) {
 	fsys := afero.NewMemMapFs()
 	for _, rel := range sc.workspaceFiles() {
 		if err := afero.WriteFile(fsys, sc.workspacePath(rel), sc.workspace[rel], 0o644); err != nil {
@@ -61,21 +81,7 @@ func render(ctx context.Context, pack fs.FS, sc *Scenario) (*engine.Result, erro
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.Render(ctx, sc.request)
-	if err != nil || sc.nextTurn == nil {
-		return res, err
-	}
-	next, err := e.Render(ctx, *sc.nextTurn)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", nextTurnFile, err)
-	}
-	for i, l := range res.Layers {
-		if i >= len(next.Layers) || next.Layers[i].StableSHA256 != l.StableSHA256 {
-			return nil, fmt.Errorf("%s: the %s layer's stable prefix differs from %s's: a later turn of one session must keep the cached prefix (compare them with render diff)",
-				nextTurnFile, l.Name, requestFile)
-		}
-	}
-	return res, nil
+	return e.Render(ctx, req)
 }
 
 // format lays out the snapshot. Blocks are joined with one blank line and

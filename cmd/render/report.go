@@ -222,8 +222,8 @@ func writeBootstrap(w io.Writer, b report.BootstrapReport) {
 	}
 	g.write(w)
 	if len(marked) > 0 {
-		fmt.Fprintf(w, "  Note: %s held the cache boundary marker; the prompt shows it as \"[cache boundary marker removed]\" so the prefix is split only where the pack puts the boundary.\n",
-			strings.Join(marked, ", "))
+		fmt.Fprintf(w, "  Note: %s held the cache boundary marker; the prompt shows it as %q so the prefix is split only where the pack puts the boundary.\n",
+			strings.Join(marked, ", "), engine.BoundaryRemoved)
 	}
 }
 

@@ -84,6 +84,7 @@ type File struct {
 	Reason        string  // why MISSING or SKIPPED
 	Dynamic       bool    // goes below the cache boundary
 	Startup       bool    // a daily memory file added on a /new or /reset turn
+	Private       bool    // a private file this session may not see (Reason says so)
 }
 
 // Markers renders the text injected in place of file content. The engine
@@ -240,7 +241,7 @@ func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return c.dynamic }),
 		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return !c.dynamic }),
 	)
-	l := &loader{ws: ws, plan: p, remaining: p.total}
+	l := &loader{ws: ws, plan: p, remaining: p.total, privateIDs: p.privateIDs(ws)}
 	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total}
 	for _, c := range ordered {
 		if err := ctx.Err(); err != nil {

@@ -186,3 +186,70 @@ func statOf(t *testing.T, name string) os.FileInfo {
 	require.NoError(t, err)
 	return fi
 }
+
+// TestPrivateFileUnderAnotherName: a symlink or hard link to MEMORY.md,
+// served under another name by a replace or the hook, stays out of a
+// group session like MEMORY.md itself.
+func TestPrivateFileUnderAnotherName(t *testing.T) {
+	for _, kind := range []string{"symlink", "hard link"} {
+		t.Run(kind, func(t *testing.T) {
+			dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "a", "MEMORY.md": "SECRET"})
+			if kind == "symlink" {
+				symlinkOrSkip(t, "MEMORY.md", filepath.Join(dir, "notes.md"))
+			} else if err := os.Link(filepath.Join(dir, "MEMORY.md"), filepath.Join(dir, "notes.md")); err != nil {
+				t.Skipf("hard links unsupported: %v", err)
+			}
+			hook := func(_ context.Context, ev Event) ([]Entry, error) {
+				return append(ev.Files, Entry{Name: "EXTRA.md", Path: "notes.md"}), nil
+			}
+			for _, edit := range []func(*Options){
+				func(o *Options) { o.Shared, o.Replace = true, map[string]string{"SOUL.md": "notes.md"} },
+				func(o *Options) { o.Shared, o.Hook = true, hook },
+				func(o *Options) {
+					o.Session, o.CronFiles = "cron", []string{"AGENTS.md", "SOUL.md"}
+					o.Replace = map[string]string{"SOUL.md": "notes.md"}
+				},
+			} {
+				res, err := loadWithin(t, ws, testOptions(edit))
+				require.NoError(t, err)
+				for _, f := range res.Files {
+					assert.NotContains(t, f.Content, "SECRET", "%s", f.Name)
+				}
+				var private []string
+				for _, f := range res.Files {
+					if f.Private {
+						private = append(private, f.Name)
+					}
+				}
+				assert.NotEmpty(t, private, "the second name is reported as private")
+			}
+			// A direct session gets the file, once.
+			res, err := loadWithin(t, ws, testOptions(func(o *Options) { o.Replace = map[string]string{"SOUL.md": "notes.md"} }))
+			require.NoError(t, err)
+			n := 0
+			for _, f := range res.Files {
+				if f.Content == "SECRET" {
+					n++
+				}
+			}
+			assert.Equal(t, 1, n)
+		})
+	}
+}
+
+// TestNoDailyNotesInPrivateSessions: a /reset turn adds recent daily
+// notes only where MEMORY.md may go.
+func TestNoDailyNotesInPrivateSessions(t *testing.T) {
+	_, ws := memWorkspace(t, map[string]string{"AGENTS.md": "a", "memory/2026-11-30.md": "today"})
+	startup := func(o *Options) { o.Startup, o.Today = true, "2026-11-30" }
+	assert.Contains(t, outline(mustLoad(t, ws, testOptions(startup))), "memory/2026-11-30.md OK dynamic")
+	for _, edit := range []func(*Options){
+		func(o *Options) { startup(o); o.Shared = true },
+		func(o *Options) { startup(o); o.Session = "cron" },
+		func(o *Options) { startup(o); o.Session = "subagent" },
+	} {
+		for _, line := range outline(mustLoad(t, ws, testOptions(edit))) {
+			assert.NotContains(t, line, "memory/")
+		}
+	}
+}

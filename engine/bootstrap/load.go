@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/sysprompt/sysprompt/vfs"
@@ -63,10 +64,11 @@ func normalized(t vfs.Text) text {
 
 // loader reads and budgets candidates in charging order.
 type loader struct {
-	ws        Reader
-	plan      *plan
-	remaining int
-	loaded    []loaded // files already taken, for duplicate detection
+	ws         Reader
+	plan       *plan
+	remaining  int
+	loaded     []loaded     // files already taken, for duplicate detection
+	privateIDs []vfs.FileID // the private files, when the session may not see them
 }
 
 type loaded struct {
@@ -89,6 +91,10 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		return l.unavailable(f, c, err)
 	}
 	t := normalized(raw)
+	if !c.private && slices.ContainsFunc(l.privateIDs, t.id.SameFile) {
+		c.markPrivate()
+	}
+	f.Private = c.private
 	if l.duplicate(c, &t) {
 		return File{}, false, nil
 	}

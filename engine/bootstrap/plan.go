@@ -20,6 +20,7 @@ type candidate struct {
 	// is an error, since the user chose them.
 	redirected bool
 	omit       string
+	private    bool // a private file in a session that must not see it
 }
 
 // plan holds the options, with the name lists as sets.
@@ -86,7 +87,9 @@ func (p *plan) candidates() ([]candidate, error) {
 		}
 		add(name)
 	}
-	if p.opts.Startup {
+	// Daily notes are the detail behind the private MEMORY.md: a session
+	// that may not see it gets none of them either.
+	if p.opts.Startup && !p.keepsPrivate() {
 		for _, day := range []string{p.opts.Yesterday, p.opts.Today} {
 			if day == "" {
 				continue
@@ -145,10 +148,32 @@ func (p *plan) classify(list []candidate) []candidate {
 			c.omit = ReasonSetupDetect
 		}
 		if p.keepsPrivate() && (p.private[strings.ToLower(c.Name)] || p.private[strings.ToLower(c.Path)]) {
-			c.omit, c.optional = ReasonPrivate, true
+			c.markPrivate()
 		}
 	}
 	return list
+}
+
+// markPrivate keeps c out of the prompt as a private file.
+func (c *candidate) markPrivate() {
+	c.omit, c.optional, c.private = ReasonPrivate, true, true
+}
+
+// privateIDs identifies the private files on disk, so that another name
+// for one of them (a symlink or hard link that a replace or the hook
+// points at) is kept out as well. Filesystems without inodes have no
+// such second names.
+func (p *plan) privateIDs(ws Reader) []vfs.FileID {
+	if !p.keepsPrivate() {
+		return nil
+	}
+	var ids []vfs.FileID
+	for _, name := range p.opts.Private {
+		if t, err := ws.ReadText(name, p.keep); err == nil && t.ID.Ino != 0 {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
 }
 
 // keepsPrivate reports whether the session must not see private files.

@@ -494,8 +494,8 @@ func extraDirProblem(d string) string {
 	switch {
 	case strings.TrimSpace(d) == "":
 		return "empty folder name"
-	case d == "~" || strings.HasPrefix(d, "~/") || strings.HasPrefix(d, `~\`):
-		return ""
+	case d == "~" || strings.HasPrefix(d, "~/") || filepath.Separator == '\\' && strings.HasPrefix(d, `~\`):
+		return "" // "~\" only where \ separates folders
 	case strings.HasPrefix(d, "~"):
 		return `only "~" or "~/…" (the host's home) is expanded; write the folder as an absolute path`
 	case path.IsAbs(d) || filepath.IsAbs(d):

@@ -100,22 +100,24 @@ func Compare(a, b *engine.Result) (Diff, error) {
 // fileChanges lists the files whose status, reason or injected text
 // differ between the two sides.
 func fileChanges(a, b []bootstrap.File) []FileChange {
-	out := []FileChange{}
-	find := func(files []bootstrap.File, name string) *bootstrap.File {
+	index := func(files []bootstrap.File) map[string]*bootstrap.File {
+		m := make(map[string]*bootstrap.File, len(files))
 		for i := range files {
-			if files[i].Name == name {
-				return &files[i]
+			if _, ok := m[files[i].Name]; !ok {
+				m[files[i].Name] = &files[i]
 			}
 		}
-		return nil
+		return m
 	}
+	inA, inB := index(a), index(b)
+	out := []FileChange{}
 	seen := map[string]bool{}
 	for _, f := range slices.Concat(a, b) {
 		if seen[f.Name] {
 			continue
 		}
 		seen[f.Name] = true
-		fa, fb := find(a, f.Name), find(b, f.Name)
+		fa, fb := inA[f.Name], inB[f.Name]
 		if fa != nil && fb != nil && fa.Status == fb.Status && fa.Reason == fb.Reason && fa.Content == fb.Content {
 			continue
 		}

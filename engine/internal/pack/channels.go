@@ -17,6 +17,9 @@ import (
 
 const channelsPath = "templates/channels.toml"
 
+// maxChannelErrors is how many problems of channels.toml are reported.
+const maxChannelErrors = 20
+
 // channelID is the shape of a catalog id: lowercase, as the original
 // product spells channel ids, so a lookup in any case finds one entry.
 var channelID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -53,14 +56,19 @@ func readChannels(fsys fs.FS) (view.ChannelCatalog, diag.ErrorList) {
 // channelCheck collects the problems of channels.toml, each where it is
 // written.
 type channelCheck struct {
-	doc   *strict.TOMLDoc
-	first map[string]int // the line where each id is first written
-	errs  diag.ErrorList
+	doc    *strict.TOMLDoc
+	first  map[string]int // the line where each id is first written
+	errs   diag.ErrorList // the first maxChannelErrors problems
+	failed int            // every problem, reported or not
 }
 
 // fail reports a problem with key of the i-th [[channel]]: at its value
 // when written, else at the entry's header.
 func (c *channelCheck) fail(i int, key string, element int, format string, args ...any) {
+	c.failed++
+	if len(c.errs) >= maxChannelErrors {
+		return // enough to fix first; locating more would cost a scan each
+	}
 	pos, ok := c.doc.Value("channel", i, key)
 	if at := c.doc.Elements("channel", i, key); element >= 0 && element < len(at) {
 		pos, ok = at[element], true
@@ -77,7 +85,7 @@ func (c *channelCheck) fail(i int, key string, element int, format string, args 
 
 // entry checks the i-th [[channel]] and reports whether it is usable.
 func (c *channelCheck) entry(i int, ch channelEntry) bool {
-	n := len(c.errs)
+	n := c.failed
 	at, _ := c.doc.Value("channel", i, "id")
 	switch {
 	case ch.ID == "":
@@ -92,15 +100,18 @@ func (c *channelCheck) entry(i int, ch channelEntry) bool {
 	if strings.TrimSpace(ch.Name) == "" {
 		c.fail(i, "name", -1, "channel %q has no name: templates show it to the model", ch.ID)
 	}
+	seen := make(map[string]bool, len(ch.Capabilities))
 	for j, capability := range ch.Capabilities {
+		key := strings.ToLower(capability) // as ChannelInfo.Has compares
 		switch {
 		case capability == "" || strings.ContainsFunc(capability, isSpace):
 			c.fail(i, "capabilities", j, "channel %q: capability %q is empty or holds white space", ch.ID, capability)
-		case view.ChannelInfo{Capabilities: ch.Capabilities[:j]}.Has(capability):
+		case seen[key]:
 			c.fail(i, "capabilities", j, "channel %q lists capability %q twice", ch.ID, capability)
 		}
+		seen[key] = true
 	}
-	return len(c.errs) == n
+	return c.failed == n
 }
 
 func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }

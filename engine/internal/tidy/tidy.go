@@ -67,11 +67,14 @@ func foldBlankLines(b *strings.Builder, s string) {
 	}
 }
 
+// BoundaryRemoved is what Boundary prints in place of a marker.
+const BoundaryRemoved = "[cache boundary marker removed]"
+
 // Boundary stops text from carrying the boundary marker, which
 // would split the prompt in the wrong place.
 func Boundary(s, boundary string) string {
 	if !strings.Contains(s, boundary) {
 		return s
 	}
-	return strings.ReplaceAll(s, boundary, "[cache boundary marker removed]")
+	return strings.ReplaceAll(s, boundary, BoundaryRemoved)
 }
