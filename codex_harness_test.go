@@ -167,3 +167,25 @@ func TestCodexMessageToolDelivery(t *testing.T) {
 	assert.Contains(t, collab.Dynamic, "only what you send with `message`")
 	assert.NotContains(t, codexTurn(t, "", nil).Layers[1].Text, "## Delivery")
 }
+
+// TestCodexSharedSessionsKeepMemoryPrivate: under Codex too, a group or
+// cron session gets neither MEMORY.md nor the note that stands in for it.
+func TestCodexSharedSessionsKeepMemoryPrivate(t *testing.T) {
+	for name, edit := range map[string]func(*engine.Request){
+		"group": func(r *engine.Request) { r.ChatType = "group" },
+		"cron":  func(r *engine.Request) { r.SessionKind = "cron" },
+		"group without memory tools": func(r *engine.Request) {
+			r.ChatType = "group"
+			r.Tools = slices.DeleteFunc(r.Tools, func(t engine.Tool) bool { return strings.HasPrefix(t.Name, "memory_") })
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := codexTurn(t, "", edit)
+			for _, l := range res.Layers {
+				assert.False(t, holds(l.Text, "## Workspace Memory"), "%s layer", l.Name)
+				assert.NotContains(t, l.Text, "Curated by Wren", "%s layer", l.Name)
+				assert.NotContains(t, l.Text, "MEMORY.md - Long-term memory", "%s layer", l.Name)
+			}
+		})
+	}
+}

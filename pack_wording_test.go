@@ -203,7 +203,7 @@ var gatingCases = []gatingCase{
 	{name: "Control/full without gateway",
 		shows: []string{"## OpenClaw Control", "You cannot change OpenClaw's configuration"}, hides: []string{"Use the `gateway` tool"}},
 	{name: "Control/the openclaw tool takes changes, gateway keeps the configuration", edit: withTools("openclaw", "gateway"),
-		shows: []string{"channels, plugins, agents and models through the `openclaw` tool; configuration itself goes through `gateway`",
+		shows: []string{"channels, plugins, agents and models through the `openclaw` tool; configuration itself goes through `gateway`, as Self-Update below says.",
 			"## OpenClaw Self-Update", "`config.patch`"},
 		hides: []string{"Use the `gateway` tool", "configuration, channels"}},
 	{name: "Control/the openclaw tool alone", edit: withTools("openclaw"),
@@ -310,6 +310,9 @@ var gatingCases = []gatingCase{
 		config: "[agents.defaults]\nbootstrapMaxChars = 500\nbootstrapTotalMaxChars = 500\n",
 		shows:  []string{"## Bootstrap Context Notice", "Left out because the prompt had no room left: SOUL.md, TOOLS.md, IDENTITY.md, USER.md."},
 		hides:  []string{"Cut short", ": ."}},
+	{name: "Memory Recall/in a shared chat, memory informs but is not quoted", edit: allOf(inChat("group", "automatic"), withTools("memory_search")),
+		shows: []string{"## Memory Recall", "This chat is shared and memory belongs to the owner"}, hides: []string{"Source: <path#line>"}},
+
 	// Private memory: only the owner's own sessions see MEMORY.md.
 	{name: "MEMORY.md/direct session", shows: []string{"## /ws/MEMORY.md", "MEMORY.md holds lasting facts"}},
 	{name: "MEMORY.md/group session", edit: inChat("group", "automatic"),
@@ -321,6 +324,18 @@ var gatingCases = []gatingCase{
 	{name: "MEMORY.md/no chat_type: a direct session key", edit: func(r *engine.Request) {
 		r.ChatType, r.Session.Key = "", "agent:wren:telegram:direct:48213377"
 	}, shows: []string{"## /ws/MEMORY.md"}},
+	{name: "MEMORY.md/no chat_type: the key's kind in capitals", edit: func(r *engine.Request) {
+		r.ChatType, r.Session.Key = "", "agent:wren:discord:GROUP:123"
+	}, hides: []string{"## /ws/MEMORY.md"}},
+	{name: "MEMORY.md/no chat_type: an agent named channel is not a channel", edit: func(r *engine.Request) {
+		r.ChatType, r.Session.Key = "", "agent:channel:main"
+	}, shows: []string{"## /ws/MEMORY.md"}},
+	{name: "MEMORY.md/no session_kind: a sub-agent key", edit: func(r *engine.Request) {
+		r.ChatType, r.SessionKind, r.Session.Key = "", "", "agent:wren:subagent:factcheck-7"
+	}, shows: []string{"## /ws/AGENTS.md", "## /ws/TOOLS.md"}, hides: []string{"## /ws/MEMORY.md", "## /ws/SOUL.md"}},
+	{name: "MEMORY.md/no session_kind: a cron key", edit: func(r *engine.Request) {
+		r.ChatType, r.SessionKind, r.Session.Key = "", "", "agent:wren:cron:weekly-digest"
+	}, shows: []string{"## /ws/SOUL.md"}, hides: []string{"## /ws/MEMORY.md", "## /ws/TOOLS.md"}},
 	{name: "MEMORY.md/sub-agent", edit: func(r *engine.Request) { r.SessionKind = "subagent" }, hides: []string{"## /ws/MEMORY.md"}},
 	{name: "Cron/keeps AGENTS, SOUL, IDENTITY and USER only", edit: func(r *engine.Request) { r.SessionKind = "cron" },
 		shows: []string{"## /ws/AGENTS.md", "## /ws/SOUL.md", "## /ws/IDENTITY.md", "## /ws/USER.md"},
@@ -330,7 +345,7 @@ var gatingCases = []gatingCase{
 	{name: "Bootstrap Pending/detected from the workspace", edit: withTools("read"), files: withSetup(smallWorkspace()),
 		shows: []string{"## Bootstrap Pending", "BOOTSTRAP.md, under Project Context below, is the checklist", "## /ws/BOOTSTRAP.md", "Ask who I am."}},
 	{name: "Bootstrap Pending/no read tool: pending, not injected", edit: withTools("web_search"), files: withSetup(smallWorkspace()),
-		shows: []string{"## Bootstrap Pending", "this run cannot work through it"}, hides: []string{"## /ws/BOOTSTRAP.md", "Ask who I am."}},
+		shows: []string{"## Bootstrap Pending", "it cannot be worked through here"}, hides: []string{"## /ws/BOOTSTRAP.md", "Ask who I am."}},
 	{name: "Bootstrap Pending/brand_new = false says setup is done", files: withSetup(smallWorkspace()),
 		edit:  allOf(withTools("read"), func(r *engine.Request) { r.Workspace.BrandNew = new(false) }),
 		hides: []string{"## Bootstrap Pending", "## /ws/BOOTSTRAP.md"}},
@@ -344,6 +359,9 @@ var gatingCases = []gatingCase{
 	{name: "Bootstrap Pending/blank file means done", edit: withTools("read"),
 		files: func() map[string]string { f := smallWorkspace(); f["BOOTSTRAP.md"] = "\n  \n"; return f }(),
 		hides: []string{"## Bootstrap Pending"}},
+	{name: "Bootstrap Pending/a group session cannot finish it", files: withSetup(smallWorkspace()),
+		edit:  allOf(withTools("read"), inChat("group", "automatic")),
+		shows: []string{"## Bootstrap Pending", "it cannot be worked through here"}, hides: []string{"## /ws/BOOTSTRAP.md", "Ask who I am."}},
 	{name: "Bootstrap Pending/not on a heartbeat", files: withSetup(smallWorkspace()),
 		edit: allOf(withTools("read"), func(r *engine.Request) { r.SessionKind = "heartbeat" }), hides: []string{"## Bootstrap Pending", "Ask who I am."}},
 	{name: "Bootstrap Pending/not for a sub-agent", files: withSetup(smallWorkspace()),

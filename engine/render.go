@@ -235,7 +235,9 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 	}
 	req.Mode = cmp.Or(req.Mode, ModeFull)
 	req.Harness = cmp.Or(req.Harness, DefaultHarness)
-	req.SessionKind = cmp.Or(req.SessionKind, "main")
+	if req.SessionKind == "" {
+		req.SessionKind = cmp.Or(sessionKindOfKey(req.Session.Key), "main")
+	}
 	if req.ChatType == "" {
 		req.ChatType = chatTypeOfKey(req.Session.Key)
 	}
@@ -247,10 +249,39 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 	return h, settings, err
 }
 
-// chatTypeOfKey reads a session's chat type from its key: "group" or
-// "channel" when a colon-separated part says so, "" otherwise.
+// Session keys name a session for its life, as the original product
+// writes them: "agent:<agent>:<channel>:<kind>:<peer>" for a chat
+// ("agent:wren:discord:group:…"), "agent:<agent>:subagent:…" and
+// "agent:<agent>:cron:…" for the other runs. When a request leaves the
+// session's kind or chat type unset, its key decides, so the private
+// files stay private. keyParts is the key's parts after "agent:<agent>",
+// lower-cased, and whether the key has that form; a key in another form
+// is all parts.
+func keyParts(key string) ([]string, bool) {
+	parts := strings.Split(strings.ToLower(key), ":")
+	if len(parts) >= 2 && parts[0] == "agent" {
+		return parts[2:], true
+	}
+	return parts, false
+}
+
+// sessionKindOfKey is "subagent" or "cron" when the key's first part
+// after the agent says so, "" otherwise.
+func sessionKindOfKey(key string) string {
+	if parts, _ := keyParts(key); len(parts) > 0 && (parts[0] == "subagent" || parts[0] == "cron") {
+		return parts[0]
+	}
+	return ""
+}
+
+// chatTypeOfKey is "group" or "channel" when a part after the key's
+// channel says so, "" otherwise.
 func chatTypeOfKey(key string) string {
-	for part := range strings.SplitSeq(key, ":") {
+	parts, agentForm := keyParts(key)
+	if agentForm && len(parts) > 0 {
+		parts = parts[1:] // the channel's own name
+	}
+	for _, part := range parts {
 		if part == "group" || part == "channel" {
 			return part
 		}
@@ -626,14 +657,15 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 
 // setupFor says what the run does with BOOTSTRAP.md. Only a main
 // session works through first-run setup (heartbeat, cron and sub-agent
-// runs never do), and only with a read tool; without one the file is
-// still read, to tell the model that setup is pending. A brand_new of
-// false says setup is done.
+// runs never do), only the owner's own (not a group or channel, where
+// anyone could answer its questions), and only with a read tool;
+// otherwise the file is still read, to tell the model that setup is
+// pending. A brand_new of false says setup is done.
 func setupFor(req *Request) bootstrap.Setup {
 	switch {
 	case req.SessionKind != "main", req.Workspace.BrandNew != nil && !*req.Workspace.BrandNew:
 		return bootstrap.SetupSkip
-	case !hasAnyTool(req.Tools)("read"):
+	case req.ChatType == "group", req.ChatType == "channel", !hasAnyTool(req.Tools)("read"):
 		return bootstrap.SetupDetect
 	}
 	return bootstrap.SetupInject

@@ -104,9 +104,10 @@ type Channel struct {
 	Capabilities []string `toml:"capabilities" json:"capabilities"`
 	// SilentReplies is "generic" (the default) or "none". With automatic
 	// delivery in a group or channel session, generic adds the Silent
-	// Replies section (answer NO_REPLY when there is nothing to say);
-	// none leaves it out, for a turn whose own context (the caller's group
-	// rules, say) already says when to stay silent.
+	// Replies section and the message tool's NO_REPLY rule (answer
+	// NO_REPLY when there is nothing to say); none leaves both out, for a
+	// turn whose own context (the caller's group rules, say) already says
+	// when to stay silent and with what token.
 	SilentReplies string `toml:"silent_replies" json:"silent_replies"`
 }
 

@@ -114,10 +114,13 @@ type Options struct {
 	// cron session gets; none means such a session gets no files.
 	SubagentFiles []string
 	CronFiles     []string
-	// Private names are the owner's own notes (MEMORY.md): they are read
-	// for the report but never injected into a Shared session, a
-	// sub-agent or a cron run, whatever a replace or the hook does. A
-	// file counts as private by its name or by the path it is read from.
+	// Private names are the owner's own notes (MEMORY.md; a name ending
+	// in "/" is a folder, such as the daily notes in "memory/"): they are
+	// read for the report but never injected into a Shared session, a
+	// sub-agent or a cron run, whatever a replace or the hook does. A file
+	// counts as private by its name, by the path it is read from, or by
+	// being the same file as a private one (its inode, where the
+	// filesystem has them, or its text).
 	Private []string
 	Shared  bool // the session is a group or channel chat
 
@@ -241,7 +244,7 @@ func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return c.dynamic }),
 		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return !c.dynamic }),
 	)
-	l := &loader{ws: ws, plan: p, remaining: p.total, privateIDs: p.privateIDs(ws)}
+	l := &loader{ws: ws, plan: p, remaining: p.total, private: p.privateTexts(ws)}
 	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total}
 	for _, c := range ordered {
 		if err := ctx.Err(); err != nil {

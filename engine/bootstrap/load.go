@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -64,11 +65,11 @@ func normalized(t vfs.Text) text {
 
 // loader reads and budgets candidates in charging order.
 type loader struct {
-	ws         Reader
-	plan       *plan
-	remaining  int
-	loaded     []loaded     // files already taken, for duplicate detection
-	privateIDs []vfs.FileID // the private files, when the session may not see them
+	ws        Reader
+	plan      *plan
+	remaining int
+	loaded    []loaded // files already taken, for duplicate detection
+	private   []text   // the private files, when the session may not see them
 }
 
 type loaded struct {
@@ -91,7 +92,7 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		return l.unavailable(f, c, err)
 	}
 	t := normalized(raw)
-	if !c.private && slices.ContainsFunc(l.privateIDs, t.id.SameFile) {
+	if !c.private && slices.ContainsFunc(l.private, t.sameAs) {
 		c.markPrivate()
 	}
 	f.Private = c.private
@@ -101,8 +102,11 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 	l.loaded = append(l.loaded, loaded{name: c.Name, path: c.Path, text: t})
 
 	if t.binary {
-		f.Status, f.Reason = StatusSkipped, ReasonBinary
-		l.injectMarker(&f, l.plan.opts.Markers.Binary(f.Display))
+		// A file left out (private, or routed elsewhere) gets no marker.
+		f.Status, f.Reason = StatusSkipped, cmp.Or(c.omit, ReasonBinary)
+		if c.omit == "" {
+			l.injectMarker(&f, l.plan.opts.Markers.Binary(f.Display))
+		}
 		return f, true, nil
 	}
 	f.RawChars = t.raw
@@ -140,6 +144,16 @@ func (l *loader) causes(raw int, skipped bool) []Cause {
 		out = append(out, CauseTotal)
 	}
 	return out
+}
+
+// sameAs reports whether t and u are one file (device and inode), or
+// have the same text: the way to tell where a filesystem has no inodes,
+// and a copy of a private file is as private as the file.
+func (t text) sameAs(u text) bool {
+	if t.id.SameFile(u.id) {
+		return true
+	}
+	return t.raw == u.raw && t.binary == u.binary && t.head == u.head && t.tail == u.tail
 }
 
 // duplicate reports whether c is a file already loaded under another

@@ -55,7 +55,7 @@ func testOptions(edits ...func(*Options)) Options {
 		DynamicFiles:  []string{"HEARTBEAT.md"},
 		SubagentFiles: []string{"AGENTS.md", "TOOLS.md"},
 		CronFiles:     []string{"AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md"},
-		Private:       []string{"MEMORY.md", "memory.md"},
+		Private:       []string{"MEMORY.md", "memory.md", "memory/"},
 		MaxChars:      20000,
 		TotalMaxChars: 60000,
 		Markers:       testMarkers{},

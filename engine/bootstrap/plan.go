@@ -25,16 +25,17 @@ type candidate struct {
 
 // plan holds the options, with the name lists as sets.
 type plan struct {
-	opts     Options
-	maxChars int
-	total    int
-	optional map[string]bool
-	dynamic  map[string]bool
-	subagent map[string]bool
-	cron     map[string]bool
-	private  map[string]bool // lower-case names and paths
-	startup  map[string]bool
-	keep     vfs.Keep // what to read of every file; see readWindow
+	opts        Options
+	maxChars    int
+	total       int
+	optional    map[string]bool
+	dynamic     map[string]bool
+	subagent    map[string]bool
+	cron        map[string]bool
+	private     map[string]bool // lower-case names and paths
+	privateDirs []string        // lower-case folder prefixes ("memory/")
+	startup     map[string]bool
+	keep        vfs.Keep // what to read of every file; see readWindow
 }
 
 func newPlan(opts Options) *plan {
@@ -48,7 +49,11 @@ func newPlan(opts Options) *plan {
 	p.cron = setOf(opts.CronFiles)
 	p.private = map[string]bool{}
 	for _, name := range opts.Private {
-		p.private[strings.ToLower(name)] = true
+		if dir, ok := strings.CutSuffix(strings.ToLower(name), "/"); ok {
+			p.privateDirs = append(p.privateDirs, dir+"/")
+		} else {
+			p.private[strings.ToLower(name)] = true
+		}
 	}
 	p.startup = map[string]bool{}
 	p.keep = readWindow(p.maxChars)
@@ -147,7 +152,7 @@ func (p *plan) classify(list []candidate) []candidate {
 		if c.Name == SetupFile && p.opts.Setup == SetupDetect {
 			c.omit = ReasonSetupDetect
 		}
-		if p.keepsPrivate() && (p.private[strings.ToLower(c.Name)] || p.private[strings.ToLower(c.Path)]) {
+		if p.keepsPrivate() && (p.isPrivate(c.Name) || p.isPrivate(c.Path)) {
 			c.markPrivate()
 		}
 	}
@@ -159,21 +164,33 @@ func (c *candidate) markPrivate() {
 	c.omit, c.optional, c.private = ReasonPrivate, true, true
 }
 
-// privateIDs identifies the private files on disk, so that another name
-// for one of them (a symlink or hard link that a replace or the hook
-// points at) is kept out as well. Filesystems without inodes have no
-// such second names.
-func (p *plan) privateIDs(ws Reader) []vfs.FileID {
+// isPrivate reports whether a workspace-relative name or path is listed
+// private, or lies in a private folder.
+func (p *plan) isPrivate(name string) bool {
+	name = strings.ToLower(name)
+	return p.private[name] || slices.ContainsFunc(p.privateDirs, func(dir string) bool { return strings.HasPrefix(name, dir) })
+}
+
+// privateTexts reads the private files, so that the same file under
+// another name (a symlink or hard link that a replace or the hook points
+// at, known by its inode where the filesystem reports one) or a copy of
+// its text is kept out as well.
+func (p *plan) privateTexts(ws Reader) []text {
 	if !p.keepsPrivate() {
 		return nil
 	}
-	var ids []vfs.FileID
+	var out []text
 	for _, name := range p.opts.Private {
-		if t, err := ws.ReadText(name, p.keep); err == nil && t.ID.Ino != 0 {
-			ids = append(ids, t.ID)
+		if strings.HasSuffix(name, "/") {
+			continue
+		}
+		if t, err := ws.ReadText(name, p.keep); err == nil {
+			if n := normalized(t); n.raw > 0 {
+				out = append(out, n)
+			}
 		}
 	}
-	return ids
+	return out
 }
 
 // keepsPrivate reports whether the session must not see private files.

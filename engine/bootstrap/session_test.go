@@ -108,3 +108,43 @@ func TestBothCauses(t *testing.T) {
 	assert.Equal(t, []Cause{CausePerFile, CauseTotal}, res.Files[1].Causes)
 	assert.Contains(t, res.Signature, `"causes":["per-file limit","total limit"]`)
 }
+
+// TestPrivateCopiesFoldersAndBinaries: a copy of MEMORY.md under another
+// name, a daily note in the private folder brought in by a replace or the
+// hook, and a binary MEMORY.md all stay out of a shared session, with no
+// marker in their place.
+func TestPrivateCopiesFoldersAndBinaries(t *testing.T) {
+	files := map[string]string{"AGENTS.md": "a", "MEMORY.md": "SECRET plans", "notes/copy.md": "SECRET plans\n",
+		"memory/2026-11-30.md": "SECRET today"}
+	hook := func(_ context.Context, ev Event) ([]Entry, error) {
+		return append(ev.Files, Entry{Name: "TODAY.md", Path: "memory/2026-11-30.md"}), nil
+	}
+	for name, edit := range map[string]func(*Options){
+		"copy by replace":       func(o *Options) { o.Replace = map[string]string{"SOUL.md": "notes/copy.md"} },
+		"daily note by replace": func(o *Options) { o.Replace = map[string]string{"SOUL.md": "memory/2026-11-30.md"} },
+		"daily note by hook":    func(o *Options) { o.Hook = hook },
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, ws := memWorkspace(t, files)
+			res := mustLoad(t, ws, testOptions(edit, func(o *Options) { o.Shared = true }))
+			private := 0
+			for _, f := range res.Files {
+				assert.NotContains(t, f.Content, "SECRET", f.Name)
+				if f.Private {
+					private++
+				}
+			}
+			assert.GreaterOrEqual(t, private, 2, "MEMORY.md and the second name: %v", outline(res))
+		})
+	}
+	t.Run("binary MEMORY.md", func(t *testing.T) {
+		_, ws := memWorkspace(t, map[string]string{"AGENTS.md": "a", "MEMORY.md": "SECRET\x00bin"})
+		res := mustLoad(t, ws, testOptions(func(o *Options) { o.Shared = true }))
+		assert.Contains(t, outline(res), "MEMORY.md SKIPPED ("+ReasonPrivate+")")
+		for _, f := range res.Files {
+			if f.Name == "MEMORY.md" {
+				assert.Empty(t, f.Content, "no binary marker for a private file")
+			}
+		}
+	})
+}
