@@ -153,9 +153,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		DynamicSuffix: contrib.dynamicSuffix,
 		Truncation:    truncationInfo(res.TruncationWarned, files.Files),
 	}}
-	if ws != nil {
-		st.d.BootstrapMode = bootstrapMode(req, files)
-	}
+	st.d.BootstrapMode = bootstrapMode(req, files) // "" without a workspace: nothing was loaded
 
 	if res.Layers, err = st.renderLayers(h, stableKey(&set.key, h.Name, req, &st.d, sk.key)); err != nil {
 		return nil, err
@@ -675,12 +673,11 @@ func setupFor(req *Request) bootstrap.Setup {
 // (the file has content, or the request says the workspace is brand-new)
 // and whether this run can work through it.
 func bootstrapMode(req *Request, r bootstrap.Result) string {
-	setup := setupFor(req)
 	pending := r.SetupPending || req.Workspace.BrandNew != nil && *req.Workspace.BrandNew
 	switch {
-	case !pending || setup == bootstrap.SetupSkip:
+	case !pending || r.Setup == bootstrap.SetupSkip:
 		return ""
-	case setup == bootstrap.SetupDetect:
+	case r.Setup == bootstrap.SetupDetect:
 		return "limited"
 	}
 	return "full"

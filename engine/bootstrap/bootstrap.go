@@ -192,7 +192,9 @@ type Result struct {
 	TotalRaw       int
 	TotalInjected  int
 	TotalNearLimit bool // TotalInjected >= 85% of TotalMaxChars
-	// SetupPending is true when SetupFile was read and has content.
+	// Setup is Options.Setup; SetupPending is true when SetupFile was
+	// read and has content.
+	Setup        Setup
 	SetupPending bool
 	// Signature identifies what was cut (limits, and name, raw and
 	// injected sizes and cause of each cut file) as deterministic JSON;
@@ -245,7 +247,7 @@ func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return !c.dynamic }),
 	)
 	l := &loader{ws: ws, plan: p, remaining: p.total, private: p.privateTexts(ws)}
-	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total}
+	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total, Setup: opts.Setup}
 	for _, c := range ordered {
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("bootstrap: %w", err)
