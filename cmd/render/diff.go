@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -19,6 +20,16 @@ var errStableDiffers = errors.New("stable prefixes differ")
 // cmdDiff renders two requests with the same pack, workspace and config
 // and says whether each layer's stable prefix is byte-identical.
 func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	err := compareRequests(args, stdin, stdout, stderr)
+	var ue *usageError
+	if err == nil || errors.Is(err, errStableDiffers) || errors.Is(err, flag.ErrHelp) || errors.As(err, &ue) {
+		return err
+	}
+	// Exit 1 means "the prefixes differ", so trouble exits 2.
+	return &troubleError{err}
+}
+
+func compareRequests(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("diff", stderr)
 	var c common
 	c.register(fs)
@@ -27,12 +38,12 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return &usageError{"diff takes two request files: render diff [flags] A B"}
+		return &usageError{fmt.Sprintf("diff takes two request files, got %d: render diff [flags] A B", fs.NArg())}
 	}
 	if c.request != "" {
 		return &usageError{"diff takes its requests as arguments, not -request"}
 	}
-	if err := checkPackDir(c.pack); err != nil {
+	if err := c.validate(); err != nil {
 		return err
 	}
 	if fs.Arg(0) == "-" && fs.Arg(1) == "-" {

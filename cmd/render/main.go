@@ -8,14 +8,21 @@
 //	render report [list|detail|json]  the context report for the same flags as a render
 //	render explain                    every section of the pack: rendered, or why not
 //	render diff [flags] A B           render requests A and B; per layer, is the stable prefix
-//	                                  byte-identical? exit 0 when all are, 1 when one differs
-//	render snapshots gen|check        write or verify golden/snapshots (-dir DIR, -pack DIR)
-//	render help                       print the usage
+//	                                  byte-identical? exit 0 when all are, 1 when one differs,
+//	                                  2 when a request cannot be rendered
+//	render snapshots gen|check        write or verify the golden snapshots of the project the
+//	                                  current folder is in (-dir DIR, -pack DIR)
 //	render watch [flags]              render, then re-render after every change to the pack,
 //	                                  workspace, request or config: a unified diff against the
 //	                                  previous prompt and a status line; errors keep watching;
 //	                                  Ctrl-C or SIGTERM exits 0 at once, even
 //	                                  in the middle of a render
+//	render version                    print the version (also render -version)
+//	render help [COMMAND]             print the overview, or a command's synopsis and flags
+//	                                  (also render COMMAND -h)
+//
+// Flags may come before or after a command's arguments
+// ("render diff A B -json"); after "--" everything is an argument.
 //
 // Flags of a render:
 //
@@ -23,14 +30,14 @@
 //	-workspace DIR    agent workspace to read bootstrap files from (read-only)
 //	-request FILE     request, TOML or JSON ("-" reads stdin)
 //	-config FILE      agent config (TOML)
-//	-agent ID         agent id in [[agents.list]]
+//	-agent ID         agent id in [[agents.list]] (needs -config)
 //	-mode M           full, minimal or none (overrides the request)
 //	-harness NAME     harness from the manifest (overrides the request)
 //	-state FILE       where seen truncation warnings are kept ("once" mode)
 //	-hook CMD         agent:bootstrap hook: event JSON on stdin, file list on stdout
 //	-bundled-skills DIR  a bundled skills root (skills.allowBundled applies to it)
 //	-format F         text (default), json, or anthropic
-//	-boundary=false   leave the cache boundary marker out of text output
+//	-boundary=false   leave the cache boundary marker out of text output (text only)
 //	-o FILE           write to FILE instead of stdout; nothing is written on failure,
 //	                  and a FILE without write permission is refused
 //	-tokenizer T      report and explain: estimate (ceil(chars/4), default), o200k or cl100k

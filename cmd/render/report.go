@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -54,53 +53,62 @@ func newTokenizer(name string) (report.Tokenizer, error) {
 	return tiktoken{name: name, codec: codec}, nil
 }
 
-// renderFor parses the common flags plus -tokenizer and renders once.
-func renderFor(name string, args []string, stdin io.Reader, stderr io.Writer, extra func(*flag.FlagSet)) (*engine.Result, report.Tokenizer, []string, error) {
+// renderFor parses the common flags plus -tokenizer, hands the
+// positional arguments to args for checking, and renders once.
+func renderFor(name string, argv []string, stdin io.Reader, stderr io.Writer, args func([]string) error) (*engine.Result, report.Tokenizer, error) {
 	fs := newFlagSet(name, stderr)
 	var c common
 	c.register(fs)
 	tokName := fs.String("tokenizer", "estimate", "token counts: `estimate` (ceil(chars/4)), o200k or cl100k (exact)")
-	if extra != nil {
-		extra(fs)
+	if err := parse(fs, argv); err != nil {
+		return nil, nil, err
 	}
-	if err := parse(fs, args); err != nil {
-		return nil, nil, nil, err
+	if err := args(fs.Args()); err != nil {
+		return nil, nil, err
 	}
 	tok, err := newTokenizer(*tokName)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	if err := checkPackDir(c.pack); err != nil {
-		return nil, nil, nil, err
+	if err := c.validate(); err != nil {
+		return nil, nil, err
 	}
 	c.preview = true
 	e, req, err := c.load(stdin)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	res, err := e.Render(context.Background(), req)
 	if err != nil {
-		return nil, nil, nil, inPack(err, c.pack)
+		return nil, nil, inPack(err, c.pack)
 	}
-	return res, tok, fs.Args(), nil
+	return res, tok, nil
+}
+
+// noArgs refuses positional arguments.
+func noArgs(rest []string) error {
+	if len(rest) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	return nil
 }
 
 func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	view := "list"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		view, args = args[0], args[1:]
-	}
-	switch view {
-	case "list", "detail", "json":
-	default:
-		return &usageError{fmt.Sprintf("report %q: want list, detail or json", view)}
-	}
-	res, tok, rest, err := renderFor("report", args, stdin, stderr, nil)
+	res, tok, err := renderFor("report", args, stdin, stderr, func(rest []string) error {
+		if len(rest) > 0 {
+			view = rest[0]
+		}
+		switch {
+		case view != "list" && view != "detail" && view != "json":
+			return &usageError{fmt.Sprintf("report %q: want list, detail or json", view)}
+		case len(rest) > 1:
+			return &usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	rep := report.Build(res, tok)
 	if view == "json" {
@@ -331,17 +339,15 @@ func mark(on bool, text string) string {
 }
 
 func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	res, _, rest, err := renderFor("explain", args, stdin, stderr, nil)
+	res, tok, err := renderFor("explain", args, stdin, stderr, noArgs)
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
-	}
+	texts := sectionTexts(res)
 	g := newGrid(false, false, false, false, false)
 	for _, x := range report.Explain(res) {
 		status := "rendered"
-		detail := fmt.Sprintf("%s chars", num(x.Chars))
+		detail := fmt.Sprintf("%s chars, %s tokens", num(x.Chars), num(tok.Count(texts[x.Layer+"/"+x.ID])))
 		if x.Reason != "" {
 			detail += "; " + x.Reason
 		}
@@ -356,4 +362,15 @@ func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	g.write(stdout)
 	return nil
+}
+
+// sectionTexts maps "layer/id" to each rendered section's text.
+func sectionTexts(res *engine.Result) map[string]string {
+	texts := map[string]string{}
+	for _, l := range res.Layers {
+		for _, s := range l.Sections {
+			texts[l.Name+"/"+s.ID] = l.Text[s.Start:s.End]
+		}
+	}
+	return texts
 }

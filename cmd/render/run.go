@@ -49,40 +49,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			code = exitFail
 		}
 	}()
-	cmd := "render"
+	name := "render"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+		name, args = args[0], args[1:]
 	}
 	var err error
-	switch cmd {
-	case "render":
-		err = cmdRender(args, stdin, stdout, stderr)
-	case "lint":
-		err = cmdLint(args, stdout, stderr)
-	case "eject":
-		err = cmdEject(args, stdout, stderr)
-	case "report":
-		err = cmdReport(args, stdin, stdout, stderr)
-	case "explain":
-		err = cmdExplain(args, stdin, stdout, stderr)
-	case "diff":
-		err = cmdDiff(args, stdin, stdout, stderr)
-	case "snapshots":
-		err = cmdSnapshots(args, stdout, stderr)
-	case "watch":
-		err = cmdWatch(args, stdin, stdout, stderr)
-	case "help":
-		printUsage(stdout)
-		return exitOK
-	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want lint, eject, report, explain, diff, snapshots, watch, or flags for a render)", cmd)}
+	if name == "help" {
+		err = cmdHelp(args, stdout)
+	} else if c, ok := lookupCommand(name); ok {
+		err = c.run(args, stdin, stdout, stderr)
+	} else {
+		err = &usageError{fmt.Sprintf("unknown command %q (want %s, or flags for a render)", name, commandNames())}
+		name = "render"
 	}
-	return exitCode(err, stderr)
+	return exitCode(err, name, stderr)
 }
 
-// exitCode prints err as one line and returns the exit code for it.
-func exitCode(err error, stderr io.Writer) int {
+// exitCode prints err as one line and returns the exit code for it; a
+// usage error also says where the command's help is.
+func exitCode(err error, name string, stderr io.Writer) int {
 	var ue *usageError
+	var te *troubleError
 	switch {
 	case err == nil:
 		return exitOK
@@ -91,35 +78,39 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.Is(err, errStableDiffers):
 		return exitFail
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "render: %s\nRun 'render -h' for usage.\n", ue.msg)
+		hint := "render -h"
+		if name != "render" {
+			hint = "render help " + name
+		}
+		fmt.Fprintf(stderr, "render: %s\nRun '%s' for usage.\n", ue.msg, hint)
+		return exitUsage
+	case errors.As(err, &te):
+		printError(te.err, stderr)
 		return exitUsage
 	}
-	// A pack with several problems lists them all, first one first.
+	printError(err, stderr)
+	return exitFail
+}
+
+// troubleError is a failure of a command whose exit status 1 means
+// something else (diff: the prefixes differ), so it exits 2, as diff(1)
+// does when it cannot compare.
+type troubleError struct{ err error }
+
+func (e *troubleError) Error() string { return e.err.Error() }
+func (e *troubleError) Unwrap() error { return e.err }
+
+// printError prints one line per error; a pack with several problems
+// lists them all, first one first.
+func printError(err error, stderr io.Writer) {
 	var list engine.ErrorList
 	if errors.As(err, &list) {
 		for _, e := range list {
 			fmt.Fprintf(stderr, "render: %s\n", e)
 		}
-		return exitFail
+		return
 	}
 	fmt.Fprintf(stderr, "render: %s\n", err)
-	return exitFail
-}
-
-func printUsage(w io.Writer) {
-	fmt.Fprint(w, `Usage:
-  render [flags]                     render a prompt to stdout (or -o FILE)
-  render lint  [-pack DIR]           validate a pack; exit 1 on any error
-  render eject DIR                   write the built-in pack to DIR
-  render report [list|detail|json]   the context report for the same flags as a render
-  render explain                     every section of the pack: rendered, or why not
-  render diff [flags] A B            render two requests; exit 1 if a stable prefix differs
-  render snapshots gen|check         write or verify the golden snapshots
-  render help                        print this help
-  render watch [flags]               re-render on every change; print a diff and a status line
-
-Flags:
-`)
 }
 
 // common holds the flags every render-like command takes.
@@ -151,20 +142,19 @@ func (c *common) register(fs *flag.FlagSet) {
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		printUsage(fs.Output())
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() { printCommandHelp(fs) }
 	return fs
 }
 
-// parse parses flags, turning flag errors into usage errors. The flag
-// package's own messages are silenced so an error prints as one line;
-// -h prints the usage to stderr.
+// parse parses flags, turning flag errors into usage errors. Flags may
+// come before and after positional arguments ("diff A B -json"); after
+// "--" everything is positional. Afterwards fs.Args() holds the
+// positional arguments in order. The flag package's own messages are
+// silenced so an error prints as one line; -h prints the command's help.
 func parse(fs *flag.FlagSet, args []string) error {
 	out := fs.Output()
 	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
+	positional, err := parseInterleaved(fs, args)
 	fs.SetOutput(out)
 	if errors.Is(err, flag.ErrHelp) {
 		fs.Usage()
@@ -173,7 +163,36 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return &usageError{err.Error()}
 	}
-	return nil
+	// Parsing "--" alone leaves exactly the positional arguments in Args.
+	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+// parseInterleaved parses args, collecting the positional arguments that
+// stand between flags. Each round consumes at least one argument.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	return positional, nil
+}
+
+// setFlags reports which flags the command line set.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }
 
 // parseFlags is parse for commands that take no arguments besides flags.
@@ -185,6 +204,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	return nil
+}
+
+// validate refuses flag combinations that would be silently ignored.
+func (c *common) validate() error {
+	if c.agent != "" && c.config == "" {
+		return &usageError{"-agent picks an entry of the config's [[agents.list]]; give -config FILE too"}
+	}
+	return checkPackDir(c.pack)
 }
 
 // load builds the engine and the request the flags describe.
@@ -387,15 +414,22 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	format := fs.String("format", "text", "output `FORMAT`: text, json or anthropic")
 	boundary := fs.Bool("boundary", true, "keep the cache boundary marker in text output")
 	out := fs.String("o", "", "write the prompt to `FILE` (atomically)")
+	version := fs.Bool("version", false, "print render's version and exit")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *version {
+		return cmdVersion(nil, stdin, stdout, stderr)
 	}
 	switch *format {
 	case "text", "json", "anthropic":
 	default:
 		return &usageError{fmt.Sprintf("-format %q: want text, json or anthropic", *format)}
 	}
-	if err := checkPackDir(c.pack); err != nil {
+	if setFlags(fs)["boundary"] && *format != "text" {
+		return &usageError{fmt.Sprintf("-boundary applies to text output only; -format %s always keeps the stable and dynamic parts apart", *format)}
+	}
+	if err := c.validate(); err != nil {
 		return err
 	}
 	e, req, err := c.load(stdin)
@@ -425,8 +459,10 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return writeAtomic(*out, buf.Bytes())
 }
 
-// checkPackDir refuses a -pack that is not a directory before anything
-// runs; an empty dir means no user pack.
+// checkPackDir refuses a -pack that is not a pack directory before
+// anything runs; an empty dir means no user pack. A folder with neither
+// sections/ nor templates/ would overlay nothing, which is almost always
+// a wrong path rather than a wish for the built-in pack.
 func checkPackDir(dir string) error {
 	if dir == "" {
 		return nil
@@ -438,7 +474,12 @@ func checkPackDir(dir string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("-pack: %s is not a directory", dir)
 	}
-	return nil
+	for _, sub := range []string{"sections", "templates"} {
+		if info, err := os.Stat(filepath.Join(dir, sub)); err == nil && info.IsDir() {
+			return nil
+		}
+	}
+	return fmt.Errorf("-pack: %s has neither sections/ nor templates/, so it would change nothing; 'render eject DIR' writes a pack to start from", dir)
 }
 
 // writeText prints each layer; a harness with several layers gets a
@@ -557,7 +598,7 @@ func writeAtomic(name string, data []byte) error {
 	return nil
 }
 
-func cmdLint(args []string, stdout, stderr io.Writer) error {
+func cmdLint(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("lint", stderr)
 	pack := fs.String("pack", "", "user pack `DIR` to validate (over the built-in pack)")
 	if err := parseFlags(fs, args); err != nil {
@@ -577,7 +618,7 @@ func cmdLint(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func cmdEject(args []string, stdout, stderr io.Writer) error {
+func cmdEject(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eject", stderr)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -238,51 +236,23 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-// TestHelpNamesEverySubcommand reads the subcommands off run's switch, so
-// a new subcommand without a line in the usage and the manual fails here.
+// TestHelpNamesEverySubcommand checks that every command run dispatches
+// to is in the overview, in main.go's package doc, and has help of its
+// own that starts with its synopsis.
 func TestHelpNamesEverySubcommand(t *testing.T) {
-	subcommands := dispatchedCommands(t)
-	require.Subset(t, subcommands, []string{"lint", "eject"}, "found run's dispatch switch")
-
 	usage := runCLI("", "help")
 	require.Equal(t, 0, usage.code)
 	manual := packageDoc(t)
-	for _, name := range subcommands {
-		if name == "render" { // the default command: every line names it
-			continue
+	for _, c := range commands() {
+		if c.name == "render" || c.name == "help" {
+			continue // the default command: every line names it
 		}
-		assert.Contains(t, usage.stdout, "render "+name, "usage mentions %q", name)
-		assert.Contains(t, manual, "render "+name, "main.go's package doc mentions %q", name)
+		assert.Contains(t, usage.stdout, "render "+c.name, "usage mentions %q", c.name)
+		assert.Contains(t, manual, "render "+c.name, "main.go's package doc mentions %q", c.name)
+		help := runCLI("", "help", c.name)
+		assert.Equal(t, 0, help.code, help.stderr)
+		assert.True(t, strings.HasPrefix(help.stdout, "Usage: render "+c.name), "render help %s starts with its synopsis:\n%s", c.name, help.stdout)
 	}
-}
-
-// dispatchedCommands returns the string cases of the switch in run.
-func dispatchedCommands(t *testing.T) []string {
-	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), "run.go", nil, 0)
-	require.NoError(t, err)
-	var names []string
-	for _, decl := range f.Decls {
-		fn, ok := decl.(*ast.FuncDecl)
-		if !ok || fn.Name.Name != "run" || fn.Recv != nil {
-			continue
-		}
-		ast.Inspect(fn.Body, func(n ast.Node) bool {
-			clause, ok := n.(*ast.CaseClause)
-			if !ok {
-				return true
-			}
-			for _, e := range clause.List {
-				if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					name, err := strconv.Unquote(lit.Value)
-					require.NoError(t, err)
-					names = append(names, name)
-				}
-			}
-			return true
-		})
-	}
-	return names
 }
 
 func packageDoc(t *testing.T) string {

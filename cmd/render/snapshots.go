@@ -4,44 +4,90 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/sysprompt/sysprompt/golden"
 )
 
 // cmdSnapshots writes or verifies the golden snapshots (golden/README.md) for the
 // pack the flags name: the built-in one, or -pack DIR over it.
-func cmdSnapshots(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "gen" && args[0] != "check") {
-		return &usageError{"snapshots takes gen or check: render snapshots gen|check [-dir golden] [-pack DIR]"}
-	}
-	action, args := args[0], args[1:]
+func cmdSnapshots(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("snapshots", stderr)
-	dir := fs.String("dir", "golden", "`DIR` holding scenarios/ and snapshots/")
+	dirFlag := fs.String("dir", "", "`DIR` holding scenarios/ and snapshots/ (default: the golden folder of the project the current folder is in)")
 	pack := fs.String("pack", "", "user pack `DIR` overlaying the built-in pack")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() != 1 || (fs.Arg(0) != "gen" && fs.Arg(0) != "check") {
+		return &usageError{"snapshots takes gen or check: render snapshots gen|check [-dir DIR] [-pack DIR]"}
 	}
 	if err := checkPackDir(*pack); err != nil {
 		return err
 	}
-	ctx := context.Background()
-	if action == "gen" {
-		written, deleted, err := golden.Generate(ctx, packFS(*pack), *dir)
-		if err != nil {
-			return err
-		}
-		for _, f := range written {
-			fmt.Fprintf(stdout, "wrote %s\n", f)
-		}
-		for _, f := range deleted {
-			fmt.Fprintf(stdout, "deleted %s\n", f)
-		}
-		if len(written)+len(deleted) == 0 {
-			fmt.Fprintln(stdout, "snapshots are up to date")
-		}
-		return nil
+	dir, err := goldenDir(*dirFlag)
+	if err != nil {
+		return err
 	}
-	problems, err := golden.Check(ctx, packFS(*pack), *dir)
+	if fs.Arg(0) == "gen" {
+		return genSnapshots(stdout, *pack, dir)
+	}
+	return checkSnapshots(stdout, *pack, dir, *dirFlag)
+}
+
+// goldenDir is -dir when given, else the golden folder of the project
+// the current folder is in: the nearest folder, here or above, with
+// golden/scenarios in it.
+func goldenDir(flagDir string) (string, error) {
+	if flagDir != "" {
+		if info, err := os.Stat(filepath.Join(flagDir, "scenarios")); err != nil || !info.IsDir() {
+			return "", fmt.Errorf("-dir %s: no scenarios/ folder in it", flagDir)
+		}
+		return flagDir, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	// Each step goes one folder up, so the walk ends at the root.
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		candidate := filepath.Join(dir, "golden")
+		if info, err := os.Stat(filepath.Join(candidate, "scenarios")); err == nil && info.IsDir() {
+			return relativeTo(wd, candidate), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("no golden/scenarios folder in %s or any folder above it; run inside the project or give -dir DIR", wd)
+		}
+	}
+}
+
+// relativeTo shortens path for messages when it lies under wd.
+func relativeTo(wd, path string) string {
+	if rel, err := filepath.Rel(wd, path); err == nil {
+		return rel
+	}
+	return path
+}
+
+func genSnapshots(stdout io.Writer, pack, dir string) error {
+	written, deleted, err := golden.Generate(context.Background(), packFS(pack), dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range written {
+		fmt.Fprintf(stdout, "wrote %s\n", f)
+	}
+	for _, f := range deleted {
+		fmt.Fprintf(stdout, "deleted %s\n", f)
+	}
+	if len(written)+len(deleted) == 0 {
+		fmt.Fprintln(stdout, "snapshots are up to date")
+	}
+	return nil
+}
+
+func checkSnapshots(stdout io.Writer, pack, dir, dirFlag string) error {
+	problems, err := golden.Check(context.Background(), packFS(pack), dir)
 	if err != nil {
 		return err
 	}
@@ -53,11 +99,11 @@ func cmdSnapshots(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, p.String())
 	}
 	regen := "render snapshots gen"
-	if *dir != "golden" {
-		regen += " -dir " + *dir
+	if dirFlag != "" {
+		regen += " -dir " + dirFlag
 	}
-	if *pack != "" {
-		regen += " -pack " + *pack
+	if pack != "" {
+		regen += " -pack " + pack
 	}
 	return fmt.Errorf("%d snapshot file(s) out of date; regenerate with `%s` (or `%s`)", len(problems), regen, golden.RegenerateCommand)
 }

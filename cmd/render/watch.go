@@ -35,7 +35,7 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if c.request == "-" {
 		return &usageError{"watch needs -request FILE, not stdin: it re-reads the file on change"}
 	}
-	if err := checkPackDir(c.pack); err != nil {
+	if err := c.validate(); err != nil {
 		return err
 	}
 	w, err := fsnotify.NewWatcher()

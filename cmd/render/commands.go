@@ -1,0 +1,147 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// command is one subcommand of render: its synopsis and help, and the
+// function that runs it. A command's flags are defined only where it
+// parses them; help gets them by running the command with -h.
+type command struct {
+	name  string
+	usage string // the synopsis after "render"
+	short string // one line for the overview
+	long  string // what `render help NAME` prints above the flags
+	run   func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+// commands lists render's commands in the order the overview shows them.
+// It is a function, not a variable, because the commands' own help
+// refers back to it.
+func commands() []command {
+	return []command{
+		{"render", "[flags]", "render a prompt to stdout (or -o FILE, written atomically)", renderHelp, cmdRender},
+		{"lint", "lint [-pack DIR]", "validate a pack; exit 1 on any error", lintHelp, cmdLint},
+		{"eject", "eject DIR", "write the built-in pack to DIR (refuses a non-empty DIR)", ejectHelp, cmdEject},
+		{"report", "report [list|detail|json] [flags]", "the context report for the same flags as a render", reportHelp, cmdReport},
+		{"explain", "explain [flags]", "every section of the pack: rendered, or why not", explainHelp, cmdExplain},
+		{"diff", "diff [flags] A B", "render two requests; exit 0 same prefix, 1 differs, 2 error", diffHelp, cmdDiff},
+		{"snapshots", "snapshots gen|check [-dir DIR] [-pack DIR]", "write or verify the golden snapshots", snapshotsHelp, cmdSnapshots},
+		{"watch", "watch [flags]", "re-render on every change; print a diff and a status line", watchHelp, cmdWatch},
+		{"version", "version", "print render's version", "Print the version of this render binary: the module version and\nVCS revision it was built from, and the Go version.", cmdVersion},
+		{"help", "help [COMMAND]", "print this overview, or a command's synopsis and flags", "", nil},
+	}
+}
+
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands() {
+		if c.name != "render" {
+			names = append(names, c.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// printOverview lists every command with its synopsis.
+func printOverview(w io.Writer) {
+	fmt.Fprintln(w, "Usage:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  render %-42s %s\n", c.usage, c.short)
+	}
+	fmt.Fprintln(w, "\nRun 'render help COMMAND' (or 'render COMMAND -h') for a command's flags.")
+}
+
+// cmdHelp prints the overview, or one command's help on stdout.
+func cmdHelp(args []string, stdout io.Writer) error {
+	switch {
+	case len(args) == 0:
+		printOverview(stdout)
+		return nil
+	case len(args) > 1:
+		return &usageError{"help takes at most one command name"}
+	}
+	c, ok := lookupCommand(args[0])
+	if !ok || c.run == nil {
+		return &usageError{fmt.Sprintf("help: unknown command %q (want %s)", args[0], commandNames())}
+	}
+	// The command prints its own help, flags included, when given -h.
+	return c.run([]string{"-h"}, strings.NewReader(""), stdout, stdout)
+}
+
+// printCommandHelp is a flag set's usage: the command's synopsis, what it
+// does, and its flags.
+func printCommandHelp(fs *flag.FlagSet) {
+	w := fs.Output()
+	c, ok := lookupCommand(fs.Name())
+	if !ok {
+		fs.PrintDefaults()
+		return
+	}
+	fmt.Fprintf(w, "Usage: render %s\n\n", c.usage)
+	if c.long != "" {
+		fmt.Fprintf(w, "%s\n\n", c.long)
+	}
+	var any bool
+	fs.VisitAll(func(*flag.Flag) { any = true })
+	if any {
+		fmt.Fprintln(w, "Flags:")
+		fs.PrintDefaults()
+	}
+	if c.name == "render" {
+		fmt.Fprintln(w)
+		printOverview(w)
+	}
+}
+
+const renderHelp = `Render the system prompt for one request to stdout, or to -o FILE through
+a temporary file and a rename (a failed render writes nothing).
+
+-format text prints each layer's text; json prints every layer with its
+stable and dynamic text, sections and the stable prefix's sha256.
+
+Exit status: 0 ok, 1 render or validation failure, 2 usage error.`
+
+const lintHelp = `Compile the built-in pack, or -pack DIR laid over it, and report every
+problem with its file, line and column. Exit 1 on any error.`
+
+const ejectHelp = `Write the built-in pack (sections/ and templates/) to DIR, which must not
+exist or be empty; render with -pack DIR to use your edits.`
+
+const reportHelp = `Render as a plain render would and print where the context goes: each
+workspace file's raw and injected size, each section's size and tokens,
+the skills catalog, tool schemas and the stable prefix's sha256. The view
+is list (the default), detail, or json. Nothing is recorded in -state.`
+
+const explainHelp = `Render as a plain render would and list every section of the manifest:
+rendered (with its size and tokens) or why not. Nothing is recorded in
+-state.`
+
+const diffHelp = `Render requests A and B (files; one of them may be - for stdin) with the
+same pack, workspace and config, and say per layer whether the stable
+prefixes are byte-identical; if not, where they first differ. Also lists
+the dynamic sections and workspace files that differ.
+
+Exit status: 0 every stable prefix is identical, 1 one differs, 2 a
+request could not be rendered or the command line is wrong.`
+
+const snapshotsHelp = `gen rewrites the golden snapshots from the scenarios (and deletes stale
+ones); check reports each snapshot that is missing, differs or is stale
+and exits 1. The golden folder is found from the current folder or any
+folder above it, or given with -dir.`
+
+const watchHelp = `Render, then re-render after every change to the pack, workspace, request
+or config: print a unified diff against the previous prompt and a status
+line. Errors keep watching; Ctrl-C or SIGTERM exits 0.`
