@@ -29,7 +29,7 @@ func commands() []command {
 		{"report", "report [list|detail|json] [flags]", "the context report for the same flags as a render", reportHelp, cmdReport},
 		{"explain", "explain [flags]", "every section of the pack: rendered, or why not", explainHelp, cmdExplain},
 		{"diff", "diff [flags] A B", "render two requests; exit 0 same prefix, 1 differs, 2 error", diffHelp, cmdDiff},
-		{"snapshots", "snapshots gen|check [-dir DIR] [-pack DIR]", "write or verify the golden snapshots", snapshotsHelp, cmdSnapshots},
+		{"snapshots", "snapshots gen|check [flags]", "write or verify the golden snapshots", snapshotsHelp, cmdSnapshots},
 		{"watch", "watch [flags]", "re-render on every change; print a diff and a status line", watchHelp, cmdWatch},
 		{"version", "version", "print render's version", "Print the version of this render binary: the module version and\nVCS revision it was built from, and the Go version.", cmdVersion},
 		{"help", "help [COMMAND]", "print this overview, or a command's synopsis and flags", "", nil},
@@ -58,8 +58,12 @@ func commandNames() string {
 // printOverview lists every command with its synopsis.
 func printOverview(w io.Writer) {
 	fmt.Fprintln(w, "Usage:")
+	width := 0
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  render %-42s %s\n", c.usage, c.short)
+		width = max(width, len(c.usage))
+	}
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  render %-*s  %s\n", width, c.usage, c.short)
 	}
 	fmt.Fprintln(w, "\nRun 'render help COMMAND' (or 'render COMMAND -h') for a command's flags.")
 }
