@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,10 +58,7 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(d); err != nil {
+		if err := encodeJSON(stdout, d); err != nil {
 			return err
 		}
 	} else {

@@ -13,7 +13,8 @@ import (
 
 // Diff compares the prompts of two renders layer by layer: are the stable prefixes byte-identical, and if not, where do they first differ.
 type Diff struct {
-	Layers []LayerDiff `json:"layers"`
+	SchemaVersion int         `json:"schema_version"` // always SchemaVersion
+	Layers        []LayerDiff `json:"layers"`
 	// Files are the workspace files injected differently on the two
 	// sides, in the order the first side lists them, then the second's.
 	Files []FileChange `json:"files_changed"`
@@ -66,7 +67,7 @@ func Compare(a, b *engine.Result) (Diff, error) {
 	if a.Harness != b.Harness {
 		return Diff{}, fmt.Errorf("cannot compare harness %q with harness %q", a.Harness, b.Harness)
 	}
-	var d Diff
+	d := Diff{SchemaVersion: SchemaVersion, Layers: []LayerDiff{}}
 	for i := range max(len(a.Layers), len(b.Layers)) {
 		var la, lb engine.Layer
 		if i < len(a.Layers) {
