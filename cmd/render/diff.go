@@ -77,8 +77,8 @@ func writeDiff(w io.Writer, a, b string, d report.Diff) {
 		} else {
 			f := l.First
 			fmt.Fprintf(w, "%s: stable prefix differs at line %d, column %d (byte %d)\n", l.Name, f.Line, f.Col, f.Offset)
-			fmt.Fprintf(w, "  %s: in %s: %s\n", a, f.SectionA, f.ExcerptA)
-			fmt.Fprintf(w, "  %s: in %s: %s\n", b, f.SectionB, f.ExcerptB)
+			fmt.Fprintf(w, "  %s: in %s: %s\n", a, f.SectionA, oneLine(f.ExcerptA))
+			fmt.Fprintf(w, "  %s: in %s: %s\n", b, f.SectionB, oneLine(f.ExcerptB))
 		}
 		if len(l.DynamicChanged) > 0 {
 			fmt.Fprintf(w, "  dynamic sections that differ: %s\n", joinIDs(l.DynamicChanged))
@@ -93,3 +93,12 @@ func writeDiff(w io.Writer, a, b string, d report.Diff) {
 }
 
 func joinIDs(ids []string) string { return strings.Join(ids, ", ") }
+
+// oneLine shows a diff excerpt on one line of text output: newlines as
+// \n, and an empty excerpt (the text ends there) said in words.
+func oneLine(excerpt string) string {
+	if excerpt == "" {
+		return "(end of text)"
+	}
+	return strings.ReplaceAll(excerpt, "\n", `\n`)
+}
