@@ -70,7 +70,9 @@ type RenderedSection struct {
 
 // Omission says why a manifest section of the harness did not render.
 type Omission struct {
-	ID, Layer, Reason string
+	ID     string `json:"id"`
+	Layer  string `json:"layer"`
+	Reason string `json:"reason"` // one of the Omit reasons below
 }
 
 // BoundaryRemoved is what the prompt shows in place of a cache boundary

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -70,10 +69,7 @@ func compareRequests(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(d); err != nil {
+		if err := encodeJSON(stdout, d); err != nil {
 			return err
 		}
 	} else {
@@ -92,8 +88,8 @@ func writeDiff(w io.Writer, a, b string, d report.Diff) {
 		} else {
 			f := l.First
 			fmt.Fprintf(w, "%s: stable prefix differs at line %d, column %d (byte %d)\n", l.Name, f.Line, f.Col, f.Offset)
-			fmt.Fprintf(w, "  %s: in %s: %s\n", a, f.SectionA, f.ExcerptA)
-			fmt.Fprintf(w, "  %s: in %s: %s\n", b, f.SectionB, f.ExcerptB)
+			fmt.Fprintf(w, "  %s: in %s: %s\n", a, f.SectionA, oneLine(f.ExcerptA))
+			fmt.Fprintf(w, "  %s: in %s: %s\n", b, f.SectionB, oneLine(f.ExcerptB))
 		}
 		if len(l.DynamicChanged) > 0 {
 			fmt.Fprintf(w, "  dynamic sections that differ: %s\n", joinIDs(l.DynamicChanged))
@@ -108,3 +104,12 @@ func writeDiff(w io.Writer, a, b string, d report.Diff) {
 }
 
 func joinIDs(ids []string) string { return strings.Join(ids, ", ") }
+
+// oneLine shows a diff excerpt on one line of text output: newlines as
+// \n, and an empty excerpt (the text ends there) said in words.
+func oneLine(excerpt string) string {
+	if excerpt == "" {
+		return "(end of text)"
+	}
+	return strings.ReplaceAll(excerpt, "\n", `\n`)
+}

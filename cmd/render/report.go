@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -112,10 +111,7 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	rep := report.Build(res, tok)
 	if view == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(rep)
+		return encodeJSON(stdout, rep)
 	}
 	writeReport(stdout, rep, view == "detail")
 	return nil

@@ -90,6 +90,7 @@ func TestDiffExitCodes(t *testing.T) {
 	var d report.Diff
 	require.NoError(t, json.Unmarshal([]byte(out), &d))
 	assert.Equal(t, "current_time", d.Layers[0].First.SectionB, "B gains the time zone section")
+	assert.Equal(t, report.SchemaVersion, d.SchemaVersion)
 
 	code, _, errOut = cli("diff", p("a.toml"))
 	assert.Equal(t, 2, code)
@@ -114,6 +115,7 @@ func TestReportCommand(t *testing.T) {
 	require.Equal(t, 0, code)
 	var rep report.Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, report.SchemaVersion, rep.SchemaVersion)
 	assert.Equal(t, "cl100k", rep.Tokenizer)
 	assert.Equal(t, 900, rep.Bootstrap.Files[0].RawChars)
 

@@ -22,6 +22,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/report"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -518,13 +519,20 @@ type jsonLayer struct {
 	Sections     []jsonSection `json:"sections"`
 }
 
-func writeJSON(w io.Writer, res *engine.Result) error {
-	doc := struct {
-		Mode     string      `json:"mode"`
-		Harness  string      `json:"harness"`
-		Boundary string      `json:"boundary"`
-		Layers   []jsonLayer `json:"layers"`
-	}{Mode: string(res.Mode), Harness: res.Harness, Boundary: res.Boundary}
+// renderDoc is the -format json document: every layer with its stable
+// and dynamic text and where each section landed.
+type renderDoc struct {
+	SchemaVersion int         `json:"schema_version"`
+	Mode          string      `json:"mode"`
+	Harness       string      `json:"harness"`
+	Boundary      string      `json:"boundary"`
+	Layers        []jsonLayer `json:"layers"`
+}
+
+// renderDocument builds the -format json document for a result.
+func renderDocument(res *engine.Result) renderDoc {
+	doc := renderDoc{SchemaVersion: report.SchemaVersion, Mode: string(res.Mode), Harness: res.Harness, Boundary: res.Boundary,
+		Layers: make([]jsonLayer, 0, len(res.Layers))}
 	for _, l := range res.Layers {
 		jl := jsonLayer{Name: l.Name, Stable: l.Stable, Dynamic: l.Dynamic, Text: l.Text, StableSHA256: l.StableSHA256, Sections: []jsonSection{}}
 		for _, s := range l.Sections {
@@ -532,10 +540,11 @@ func writeJSON(w io.Writer, res *engine.Result) error {
 		}
 		doc.Layers = append(doc.Layers, jl)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	return doc
+}
+
+func writeJSON(w io.Writer, res *engine.Result) error {
+	return encodeJSON(w, renderDocument(res))
 }
 
 // writeAnthropic prints the system blocks of an Anthropic Messages

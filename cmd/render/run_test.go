@@ -18,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine/report"
 )
 
 // request is read from stdin ("-request -"), so most tests need no files.
@@ -46,10 +48,11 @@ func runCLI(stdin string, args ...string) result {
 
 // jsonDoc mirrors -format json.
 type jsonDoc struct {
-	Mode     string `json:"mode"`
-	Harness  string `json:"harness"`
-	Boundary string `json:"boundary"`
-	Layers   []struct {
+	SchemaVersion int    `json:"schema_version"`
+	Mode          string `json:"mode"`
+	Harness       string `json:"harness"`
+	Boundary      string `json:"boundary"`
+	Layers        []struct {
 		Name         string `json:"name"`
 		Stable       string `json:"stable"`
 		Dynamic      string `json:"dynamic"`
@@ -74,6 +77,7 @@ func renderJSON(t *testing.T, args ...string) jsonDoc {
 	dec := json.NewDecoder(strings.NewReader(res.stdout))
 	require.NoError(t, dec.Decode(&doc))
 	require.False(t, dec.More(), "one JSON document")
+	require.Equal(t, report.SchemaVersion, doc.SchemaVersion)
 	return doc
 }
 

@@ -13,7 +13,8 @@ import (
 
 // Diff compares the prompts of two renders layer by layer: are the stable prefixes byte-identical, and if not, where do they first differ.
 type Diff struct {
-	Layers []LayerDiff `json:"layers"`
+	SchemaVersion int         `json:"schema_version"` // always SchemaVersion
+	Layers        []LayerDiff `json:"layers"`
 	// Files are the workspace files injected differently on the two
 	// sides, in the order the first side lists them, then the second's.
 	Files []FileChange `json:"files_changed"`
@@ -54,6 +55,8 @@ type DiffAt struct {
 	Col      int    `json:"col"` // in characters, 1-based
 	SectionA string `json:"section_a"`
 	SectionB string `json:"section_b"`
+	// ExcerptA and ExcerptB are each side's text from Offset on, up to
+	// 60 characters, "…" added when it goes on; "" where it ends.
 	ExcerptA string `json:"excerpt_a"`
 	ExcerptB string `json:"excerpt_b"`
 }
@@ -66,7 +69,7 @@ func Compare(a, b *engine.Result) (Diff, error) {
 	if a.Harness != b.Harness {
 		return Diff{}, fmt.Errorf("cannot compare harness %q with harness %q", a.Harness, b.Harness)
 	}
-	var d Diff
+	d := Diff{SchemaVersion: SchemaVersion, Layers: []LayerDiff{}}
 	for i := range max(len(a.Layers), len(b.Layers)) {
 		var la, lb engine.Layer
 		if i < len(a.Layers) {
@@ -172,18 +175,19 @@ func sectionAt(l engine.Layer, off int) string {
 	return "end of the stable prefix"
 }
 
-// excerpt is up to excerptChars characters of s from off, on one line.
+// excerpt is up to excerptChars characters of s from off, as they are
+// (newlines included), with "…" added when s goes on; "" at the end of s.
+// Showing it on one line is the printer's business.
 func excerpt(s string, off int) string {
 	if off >= len(s) {
-		return "(end of text)"
+		return ""
 	}
 	rest := s[off:]
 	cut := runes.First(rest, excerptChars)
-	out := strings.ReplaceAll(cut, "\n", `\n`)
 	if len(cut) < len(rest) {
-		out += "…"
+		cut += "…"
 	}
-	return out
+	return cut
 }
 
 // dynamicChanges lists the dynamic sections whose text differs or that

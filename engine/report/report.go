@@ -42,17 +42,18 @@ const NearLimitRatio = 0.85
 // stable prefix that caching depends on. JSON keys are part of the
 // documented interface.
 type Report struct {
-	Tokenizer string            `json:"tokenizer"`
-	Mode      engine.Mode       `json:"mode"`
-	Harness   string            `json:"harness"`
-	Workspace string            `json:"workspace"`
-	Bootstrap BootstrapReport   `json:"bootstrap"`
-	Layers    []LayerReport     `json:"layers"`
-	Sections  []SectionReport   `json:"sections"`
-	Omitted   []engine.Omission `json:"omitted"`
-	Skills    SkillsReport      `json:"skills"`
-	Tools     ToolsReport       `json:"tools"`
-	Total     Size              `json:"total"` // every layer's text
+	SchemaVersion int               `json:"schema_version"` // always SchemaVersion
+	Tokenizer     string            `json:"tokenizer"`
+	Mode          engine.Mode       `json:"mode"`
+	Harness       string            `json:"harness"`
+	Workspace     string            `json:"workspace"`
+	Bootstrap     BootstrapReport   `json:"bootstrap"`
+	Layers        []LayerReport     `json:"layers"`
+	Sections      []SectionReport   `json:"sections"`
+	Omitted       []engine.Omission `json:"omitted"`
+	Skills        SkillsReport      `json:"skills"`
+	Tools         ToolsReport       `json:"tools"`
+	Total         Size              `json:"total"` // every layer's text
 }
 
 // Size is a character count and its token count.
@@ -167,13 +168,14 @@ func Build(r *engine.Result, tok Tokenizer) Report {
 		tok = EstimateTokens{}
 	}
 	rep := Report{
-		Tokenizer: tok.Name(),
-		Mode:      r.Mode,
-		Harness:   r.Harness,
-		Workspace: r.Settings.Workspace,
-		Omitted:   r.Omitted,
-		Sections:  make([]SectionReport, 0, sectionCount(r.Layers)),
-		Layers:    make([]LayerReport, 0, len(r.Layers)),
+		SchemaVersion: SchemaVersion,
+		Tokenizer:     tok.Name(),
+		Mode:          r.Mode,
+		Harness:       r.Harness,
+		Workspace:     r.Settings.Workspace,
+		Omitted:       r.Omitted,
+		Sections:      make([]SectionReport, 0, sectionCount(r.Layers)),
+		Layers:        make([]LayerReport, 0, len(r.Layers)),
 	}
 	if rep.Omitted == nil {
 		rep.Omitted = []engine.Omission{}

@@ -152,7 +152,40 @@ func TestCompare(t *testing.T) {
 	assert.NotEqual(t, a.Layers[0].Text[f.Offset], c.Layers[0].Text[f.Offset])
 	line := strings.Count(a.Layers[0].Text[:f.Offset], "\n") + 1
 	assert.Equal(t, line, f.Line)
-	assert.True(t, strings.HasPrefix(f.ExcerptA, "\\n") || f.ExcerptA != f.ExcerptB)
+	// The excerpts are each side's raw text from the difference on, cut
+	// at 60 characters: newlines stay newlines.
+	assert.Equal(t, wantExcerpt(a.Layers[0].Stable[f.Offset:]), f.ExcerptA)
+	assert.Equal(t, wantExcerpt(c.Layers[0].Stable[f.Offset:]), f.ExcerptB)
+	assert.Contains(t, f.ExcerptA+f.ExcerptB, "\n")
+	assert.NotContains(t, f.ExcerptA+f.ExcerptB, `\n`)
+}
+
+func wantExcerpt(rest string) string {
+	r := []rune(rest)
+	if len(r) > 60 {
+		return string(r[:60]) + "…"
+	}
+	return rest
+}
+
+// A prefix that ends where the other goes on has an empty excerpt.
+func TestCompareExcerptAtTheEnd(t *testing.T) {
+	m := packtest.Manifest(`"identity", "more"`)
+	p := packtest.MinimalPack(t, m, map[string]string{
+		"more": packtest.Section(packtest.Stable, `{{ if .Workspace.Path }}more{{ end }}`),
+	})
+	e, err := engine.New(p)
+	require.NoError(t, err)
+	a, err := e.Render(context.Background(), engine.Request{})
+	require.NoError(t, err)
+	b, err := e.Render(context.Background(), engine.Request{Workspace: engine.Workspace{Path: "/ws"}})
+	require.NoError(t, err)
+	d, err := report.Compare(a, b)
+	require.NoError(t, err)
+	f := d.Layers[0].First
+	require.NotNil(t, f)
+	assert.Equal(t, "", f.ExcerptA)
+	assert.Equal(t, "\n\nmore", f.ExcerptB)
 }
 
 func TestExplain(t *testing.T) {

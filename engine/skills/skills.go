@@ -106,10 +106,10 @@ type Requirements struct {
 // warning, a flaw in a skill that was. Problems never fail a build.
 type Problem struct {
 	// Path is the display path of the file or folder, like Skill.Location.
-	Path string
+	Path string `json:"path"`
 	// Line is the 1-based line in the file, or 0 when there is none.
-	Line    int
-	Message string
+	Line    int    `json:"line"`
+	Message string `json:"message"`
 }
 
 // String formats the problem as "path:line: message".
@@ -135,8 +135,8 @@ type Cut struct {
 
 // Skipped is a skill left out of the catalog and why.
 type Skipped struct {
-	Name     string
-	Location string
-	Source   Source
-	Reason   string
+	Name     string `json:"name"`
+	Location string `json:"location"`
+	Source   Source `json:"source"`
+	Reason   string `json:"reason"`
 }
