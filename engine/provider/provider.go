@@ -9,8 +9,8 @@
 // The bodies are the API's own field names and nothing more, so they can
 // be sent as they are, after the caller adds the conversation. A result
 // a provider's API cannot carry faithfully is refused with an error that
-// says why (errors.Is finds ErrNoModel, ErrOtherProvider, ErrHarness or
-// ErrTool), never sent in a lossy shape.
+// says why (errors.Is finds ErrNoModel, ErrOtherProvider, ErrHarness,
+// ErrTool or ErrOption), never sent in a lossy shape.
 package provider
 
 import (
