@@ -114,7 +114,9 @@ const renderHelp = `Render the system prompt for one request to stdout, or to -o
 a temporary file and a rename (a failed render writes nothing).
 
 -format text prints each layer's text; json prints every layer with its
-stable and dynamic text, sections and the stable prefix's sha256.
+stable and dynamic text, sections and the stable prefix's sha256;
+anthropic and openai print a request body for that provider's API, with
+the model, the prompt cached at the boundary, and the tools.
 
 Exit status: 0 ok, 1 render or validation failure, 2 usage error.`
 

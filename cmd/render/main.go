@@ -36,7 +36,11 @@
 //	-state FILE       where seen truncation warnings are kept ("once" mode)
 //	-hook CMD         agent:bootstrap hook: event JSON on stdin, file list on stdout
 //	-bundled-skills DIR  a bundled skills root (skills.allowBundled applies to it)
-//	-format F         text (default), json, or anthropic
+//	-format F         text (default), json, anthropic (a Messages request body)
+//	                  or openai (a Responses request body)
+//	-model NAME       anthropic, openai: the body's model (default: runtime.model)
+//	-max-tokens N     anthropic: max_tokens (default 8192); openai: max_output_tokens
+//	-message TEXT     anthropic, openai: add one user message to the body
 //	-boundary=false   leave the cache boundary marker out of text output (text only)
 //	-o FILE           write to FILE instead of stdout; nothing is written on failure,
 //	                  and a FILE without write permission is refused

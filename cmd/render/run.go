@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -412,10 +411,12 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("render", stderr)
 	var c common
 	c.register(fs)
-	format := fs.String("format", "text", "output `FORMAT`: text, json or anthropic")
+	format := fs.String("format", "text", "output `FORMAT`: text, json, anthropic or openai")
 	boundary := fs.Bool("boundary", true, "keep the cache boundary marker in text output")
 	out := fs.String("o", "", "write the prompt to `FILE` (atomically)")
 	version := fs.Bool("version", false, "print render's version and exit")
+	var pf providerFlags
+	pf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -423,9 +424,12 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return cmdVersion(nil, stdin, stdout, stderr)
 	}
 	switch *format {
-	case "text", "json", "anthropic":
+	case "text", "json", "anthropic", "openai":
 	default:
-		return &usageError{fmt.Sprintf("-format %q: want text, json or anthropic", *format)}
+		return &usageError{fmt.Sprintf("-format %q: want text, json, anthropic or openai", *format)}
+	}
+	if err := pf.check(fs, *format); err != nil {
+		return err
 	}
 	if setFlags(fs)["boundary"] && *format != "text" {
 		return &usageError{fmt.Sprintf("-boundary applies to text output only; -format %s always keeps the stable and dynamic parts apart", *format)}
@@ -447,8 +451,8 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		writeText(&buf, res, *boundary)
 	case "json":
 		err = writeJSON(&buf, res)
-	case "anthropic":
-		err = writeAnthropic(&buf, res)
+	case "anthropic", "openai":
+		err = pf.write(&buf, *format, res, req.Runtime)
 	}
 	if err != nil {
 		return err
@@ -545,36 +549,6 @@ func renderDocument(res *engine.Result) renderDoc {
 
 func writeJSON(w io.Writer, res *engine.Result) error {
 	return encodeJSON(w, renderDocument(res))
-}
-
-// writeAnthropic prints the system blocks of an Anthropic Messages
-// request: the stable block marked for caching, the dynamic one not.
-func writeAnthropic(w io.Writer, res *engine.Result) error {
-	if len(res.Layers) != 1 {
-		return fmt.Errorf("-format anthropic needs a harness with one layer; %q has %d", res.Harness, len(res.Layers))
-	}
-	type cacheControl struct {
-		Type string `json:"type"`
-	}
-	type block struct {
-		Type         string        `json:"type"`
-		Text         string        `json:"text"`
-		CacheControl *cacheControl `json:"cache_control,omitempty"`
-	}
-	l := res.Layers[0]
-	blocks := []block{}
-	if l.Stable != "" {
-		blocks = append(blocks, block{Type: "text", Text: l.Stable, CacheControl: &cacheControl{Type: "ephemeral"}})
-	}
-	if l.Dynamic != "" {
-		blocks = append(blocks, block{Type: "text", Text: l.Dynamic})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(struct {
-		System []block `json:"system"`
-	}{blocks})
 }
 
 // writeAtomic writes data to a temporary file beside name and renames it

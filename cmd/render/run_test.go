@@ -173,14 +173,21 @@ func TestAnthropicCachesOnlyTheStableBlock(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			t.Parallel()
-			res := runCLI(request, "-request", "-", "-mode", tt.mode, "-format", "anthropic")
+			res := runCLI(request, "-request", "-", "-mode", tt.mode, "-format", "anthropic", "-model", "claude-sonnet-4-5")
 			require.Equal(t, 0, res.code, res.stderr)
 			require.Empty(t, res.stderr)
 			// Raw messages, so a "cache_control": null would count as present.
 			var doc struct {
-				System []map[string]json.RawMessage `json:"system"`
+				Model     string                       `json:"model"`
+				MaxTokens int                          `json:"max_tokens"`
+				System    []map[string]json.RawMessage `json:"system"`
+				Messages  []json.RawMessage            `json:"messages"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(res.stdout), &doc))
+			assert.Equal(t, "claude-sonnet-4-5", doc.Model)
+			assert.Equal(t, 8192, doc.MaxTokens)
+			assert.NotNil(t, doc.Messages, "messages is [], for the caller to fill")
+			assert.Empty(t, doc.Messages)
 			require.Len(t, doc.System, tt.wantBlocks)
 
 			layer := renderJSON(t, "-mode", tt.mode).Layers[0]
@@ -208,6 +215,7 @@ func TestAnthropicCachesOnlyTheStableBlock(t *testing.T) {
 var renderFlags = []string{
 	"-pack", "-workspace", "-request", "-config", "-agent", "-mode", "-harness",
 	"-state", "-hook", "-format", "-boundary", "-o",
+	"-model", "-max-tokens", "-message",
 }
 
 func TestHelp(t *testing.T) {

@@ -28,7 +28,7 @@ func TestScripts(t *testing.T) {
 		Cmds:               map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
 		RequireUniqueNames: true,
 		UpdateScripts:      *update,
-		Setup:              raceExitQuickly,
+		Setup:              func(env *testscript.Env) error { return errors.Join(raceExitQuickly(env), setExamples(env)) },
 	})
 }
 

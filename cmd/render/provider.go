@@ -1,0 +1,90 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/provider"
+)
+
+// providerFlags are the flags of -format anthropic and -format openai.
+type providerFlags struct {
+	model     string
+	maxTokens int
+	message   string
+	given     []string // the names of those set on the command line
+}
+
+func (p *providerFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.model, "model", "", "anthropic, openai: the body's `MODEL` (default: the request's runtime.model)")
+	fs.IntVar(&p.maxTokens, "max-tokens", 0, fmt.Sprintf("`N` output tokens at most: anthropic max_tokens (default %d), openai max_output_tokens (default: unset)", provider.DefaultMaxTokens))
+	fs.Func("message", "anthropic, openai: add one user message with `TEXT`", func(text string) error {
+		if p.message != "" {
+			return errors.New("given twice; a body takes one user message, append the rest of the conversation yourself")
+		}
+		if text == "" {
+			return errors.New("empty; the APIs refuse an empty message")
+		}
+		p.message = text
+		return nil
+	})
+}
+
+// check refuses the provider flags for the other formats, where they
+// would do nothing, and values no API takes. It runs after parsing.
+func (p *providerFlags) check(fs *flag.FlagSet, format string) error {
+	p.given = nil
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "model", "max-tokens", "message":
+			p.given = append(p.given, f.Name)
+		}
+	})
+	if len(p.given) > 0 && format != "anthropic" && format != "openai" {
+		return &usageError{fmt.Sprintf("-%s applies only to -format anthropic or openai", p.given[0])}
+	}
+	for _, name := range p.given {
+		switch {
+		case name == "model" && p.model == "":
+			return &usageError{"-model: empty; leave it out to use the request's runtime.model"}
+		case name == "max-tokens" && p.maxTokens < 1:
+			return &usageError{fmt.Sprintf("-max-tokens %d: want at least 1", p.maxTokens)}
+		}
+	}
+	return nil
+}
+
+// write prints the request body of format for res.
+func (p *providerFlags) write(w io.Writer, format string, res *engine.Result, rt engine.Runtime) error {
+	opts := []provider.Option{provider.Model(p.model)}
+	for _, name := range p.given {
+		if name == "max-tokens" {
+			opts = append(opts, provider.MaxTokens(p.maxTokens))
+		}
+	}
+	if p.message != "" {
+		opts = append(opts, provider.Messages(provider.Message{Role: "user", Content: p.message}))
+	}
+	var body any
+	var err error
+	if format == "anthropic" {
+		body, err = provider.Anthropic(res, rt, opts...)
+	} else {
+		body, err = provider.OpenAI(res, rt, opts...)
+	}
+	if errors.Is(err, provider.ErrNoModel) || errors.Is(err, provider.ErrOtherProvider) {
+		return fmt.Errorf("%w; -model NAME names one", err)
+	}
+	if err != nil {
+		return err
+	}
+	out, err := provider.MarshalIndent(body)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
