@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -91,11 +90,16 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		view, args = args[0], args[1:]
 	}
 	switch view {
-	case "list", "detail", "json":
+	case "list", "detail", "json", "html":
 	default:
-		return &usageError{fmt.Sprintf("report %q: want list, detail or json", view)}
+		return &usageError{fmt.Sprintf("report %q: want list, detail, json or html", view)}
 	}
-	res, tok, rest, err := renderFor("report", args, stdin, stderr, nil)
+	var extra func(*flag.FlagSet)
+	var out string
+	if view == "html" {
+		extra = htmlFlags(&out)
+	}
+	res, tok, rest, err := renderFor("report", args, stdin, stderr, extra)
 	if err != nil {
 		return err
 	}
@@ -109,27 +113,15 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(rep)
 	}
+	if view == "html" {
+		return writeHTMLReport(rep, out, stdout)
+	}
 	writeReport(stdout, rep, view == "detail")
 	return nil
 }
 
 // num formats n with thousands separators.
-func num(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func num(n int) string { return report.Thousands(n) }
 
 func pct(part, whole int) string {
 	if whole <= 0 {

@@ -112,6 +112,7 @@ func printUsage(w io.Writer) {
   render lint  [-pack DIR]           validate a pack; exit 1 on any error
   render eject DIR                   write the built-in pack to DIR
   render report [list|detail|json]   the context report for the same flags as a render
+  render report html [-o FILE]       the context report as one self-contained web page
   render explain                     every section of the pack: rendered, or why not
   render diff [flags] A B            render two requests; exit 1 if a stable prefix differs
   render snapshots gen|check         write or verify the golden snapshots
