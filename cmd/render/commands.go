@@ -26,7 +26,7 @@ func commands() []command {
 		{"render", "[flags]", "render a prompt to stdout (or -o FILE, written atomically)", renderHelp, cmdRender},
 		{"lint", "lint [-pack DIR]", "validate a pack; exit 1 on any error", lintHelp, cmdLint},
 		{"eject", "eject DIR", "write the built-in pack to DIR (refuses a non-empty DIR)", ejectHelp, cmdEject},
-		{"report", "report [list|detail|json] [flags]", "the context report for the same flags as a render", reportHelp, cmdReport},
+		{"report", "report [VIEW] [flags]", "the context report; VIEW: list (default), detail, json or html", reportHelp, cmdReport},
 		{"explain", "explain [flags]", "every section of the pack: rendered, or why not", explainHelp, cmdExplain},
 		{"diff", "diff [flags] A B", "render two requests; exit 0 same prefix, 1 differs, 2 error", diffHelp, cmdDiff},
 		{"snapshots", "snapshots gen|check [flags]", "write or verify the golden snapshots", snapshotsHelp, cmdSnapshots},
@@ -129,7 +129,8 @@ exist or be empty; render with -pack DIR to use your edits.`
 const reportHelp = `Render as a plain render would and print where the context goes: each
 workspace file's raw and injected size, each section's size and tokens,
 the skills catalog, tool schemas and the stable prefix's sha256. The view
-is list (the default), detail, or json. Nothing is recorded in -state.`
+is list (the default), detail, json, or html: one self-contained page
+(to stdout, or -o FILE). Nothing is recorded in -state.`
 
 const explainHelp = `Render as a plain render would and list every section of the manifest:
 rendered (with its size and tokens) or why not. Nothing is recorded in

@@ -6,6 +6,7 @@
 //	render lint  [-pack DIR]          validate a pack; exit 1 on any error
 //	render eject DIR                  write the built-in pack to DIR (refuses a non-empty DIR)
 //	render report [list|detail|json]  the context report for the same flags as a render
+//	render report html [-o FILE]      the context report as one self-contained web page
 //	render explain                    every section of the pack: rendered, or why not
 //	render diff [flags] A B           render requests A and B; per layer, is the stable prefix
 //	                                  byte-identical? exit 0 when all are, 1 when one differs,

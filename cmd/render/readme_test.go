@@ -31,7 +31,8 @@ import (
 //     they are illustrations, not samples.
 //
 // Paths under the repository root print as /path/to/sysprompt, and HOME
-// is an empty folder, as on a fresh machine. go test ./cmd/render -run
+// is an empty folder, as on a fresh machine; -o FILE writes into a
+// temporary folder. go test ./cmd/render -run
 // TestREADME -update rewrites the expected outputs.
 
 const readmeRoot = "/path/to/sysprompt"
@@ -68,6 +69,7 @@ func TestREADME(t *testing.T) {
 
 	t.Chdir(root)
 	t.Setenv("HOME", t.TempDir())
+	outDir := t.TempDir()
 	changed := false
 	// Last first, so a rewrite never moves the lines of one still to come.
 	for i := len(samples) - 1; i >= 0; i-- {
@@ -76,7 +78,7 @@ func TestREADME(t *testing.T) {
 			assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(s.command)+`$`, string(ci), "README.md:%d: .ci/run runs the README's test command", s.line)
 			continue
 		}
-		got, stderr, code, err := runReadmeCommand(s.command)
+		got, stderr, code, err := runReadmeCommand(s.command, outDir)
 		if err != nil {
 			t.Errorf("README.md:%d: %s: %v", s.line, s.command, err)
 			continue
@@ -175,7 +177,9 @@ func rewriteSample(lines []string, s readmeSample, got string) []string {
 }
 
 // runReadmeCommand runs one README command in-process.
-func runReadmeCommand(command string) (stdout, stderr string, code int, err error) {
+// An -o FILE is written into outDir instead, so the test leaves no file
+// behind.
+func runReadmeCommand(command, outDir string) (stdout, stderr string, code int, err error) {
 	words, err := shellWords(command)
 	if err != nil {
 		return "", "", 0, err
@@ -183,6 +187,11 @@ func runReadmeCommand(command string) (stdout, stderr string, code int, err erro
 	args, ok := cutPrefixWords(words, "go", "run", "./cmd/render")
 	if !ok {
 		return "", "", 0, fmt.Errorf("not a command this test can run (want go run ./cmd/render …)")
+	}
+	for i := 1; i < len(args); i++ {
+		if args[i-1] == "-o" {
+			args[i] = filepath.Join(outDir, filepath.Base(args[i]))
+		}
 	}
 	var out, errOut bytes.Buffer
 	code = run(args, strings.NewReader(""), &out, &errOut)
@@ -277,6 +286,6 @@ func TestREADMERules(t *testing.T) {
 		_, err := shellWords(bad)
 		assert.Error(t, err, bad)
 	}
-	_, _, _, err = runReadmeCommand("curl https://example.com")
+	_, _, _, err = runReadmeCommand("curl https://example.com", t.TempDir())
 	assert.ErrorContains(t, err, "not a command this test can run")
 }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -52,13 +52,17 @@ func newTokenizer(name string) (report.Tokenizer, error) {
 	return tiktoken{name: name, codec: codec}, nil
 }
 
-// renderFor parses the common flags plus -tokenizer, hands the
-// positional arguments to args for checking, and renders once.
-func renderFor(name string, argv []string, stdin io.Reader, stderr io.Writer, args func([]string) error) (*engine.Result, report.Tokenizer, error) {
+// renderFor parses the common flags, -tokenizer and the flags extra
+// adds, hands the positional arguments to args for checking, and renders
+// once.
+func renderFor(name string, argv []string, stdin io.Reader, stderr io.Writer, extra func(*flag.FlagSet), args func([]string) error) (*engine.Result, report.Tokenizer, error) {
 	fs := newFlagSet(name, stderr)
 	var c common
 	c.register(fs)
 	tokName := fs.String("tokenizer", "estimate", "token counts: `estimate` (ceil(chars/4)), o200k or cl100k (exact)")
+	if extra != nil {
+		extra(fs)
+	}
 	if err := parse(fs, argv); err != nil {
 		return nil, nil, err
 	}
@@ -94,15 +98,18 @@ func noArgs(rest []string) error {
 
 func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	view := "list"
-	res, tok, err := renderFor("report", args, stdin, stderr, func(rest []string) error {
+	var out string
+	res, tok, err := renderFor("report", args, stdin, stderr, htmlFlags(&out), func(rest []string) error {
 		if len(rest) > 0 {
 			view = rest[0]
 		}
 		switch {
-		case view != "list" && view != "detail" && view != "json":
-			return &usageError{fmt.Sprintf("report %q: want list, detail or json", view)}
+		case view != "list" && view != "detail" && view != "json" && view != "html":
+			return &usageError{fmt.Sprintf("report %q: want list, detail, json or html", view)}
 		case len(rest) > 1:
 			return &usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
+		case out != "" && view != "html":
+			return &usageError{fmt.Sprintf("-o applies to report html only; report %s prints to stdout", view)}
 		}
 		return nil
 	})
@@ -113,27 +120,15 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if view == "json" {
 		return encodeJSON(stdout, rep)
 	}
+	if view == "html" {
+		return writeHTMLReport(rep, out, stdout)
+	}
 	writeReport(stdout, rep, view == "detail")
 	return nil
 }
 
 // num formats n with thousands separators.
-func num(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func num(n int) string { return report.Thousands(n) }
 
 func pct(part, whole int) string {
 	if whole <= 0 {
@@ -335,7 +330,7 @@ func mark(on bool, text string) string {
 }
 
 func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	res, tok, err := renderFor("explain", args, stdin, stderr, noArgs)
+	res, tok, err := renderFor("explain", args, stdin, stderr, nil, noArgs)
 	if err != nil {
 		return err
 	}

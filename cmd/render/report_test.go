@@ -126,7 +126,7 @@ func TestReportCommand(t *testing.T) {
 
 	code, _, errOut = cli("report", "pie")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errOut, `report "pie": want list, detail or json`)
+	assert.Contains(t, errOut, `report "pie": want list, detail, json or html`)
 }
 
 func TestExplainCommand(t *testing.T) {

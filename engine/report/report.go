@@ -1,7 +1,7 @@
 // Package report holds the tools over a rendered result: the context
-// report (where the characters and tokens go), Explain (what happened to
-// each section of the pack) and Compare (where two prompts' stable
-// prefixes part). They read only an engine.Result, never the renderer's
+// report (where the characters and tokens go) and its web page
+// (WriteHTML), Explain (what happened to each section of the pack) and
+// Compare (where two prompts' stable prefixes part). They read only an engine.Result, never the renderer's
 // internals, and never parse the prompt text: the catalog's figures come
 // from the catalog build, and the prompt is only asked whether it holds
 // that exact catalog.

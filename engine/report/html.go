@@ -1,0 +1,243 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sysprompt/sysprompt/engine"
+)
+
+// htmlSource is the page's template. html/template escapes every string
+// from the report (file and skill names, section ids, reasons, paths), so
+// a hostile workspace cannot put markup on the page.
+//
+//go:embed html.tmpl
+var htmlSource string
+
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{
+	"thousands": Thousands,
+}).Parse(htmlSource))
+
+// hues is how many segment colours the page's style sheet defines.
+const hues = 8
+
+// A bar is about barPixels wide on a desktop screen, and an id's label
+// takes about labelPixels per character plus labelPadding; narrower
+// segments stay unlabelled rather than show a clipped stub.
+const (
+	barPixels    = 1000
+	labelPixels  = 7
+	labelPadding = 12
+)
+
+// WriteHTML writes the report as one self-contained web page: inline
+// style only, no script, nothing fetched (its Content-Security-Policy
+// forbids every load). Each layer gets a bar of its sections by tokens,
+// split at the cache boundary; then the workspace files, the skills
+// catalog, the tools and each layer's stable prefix hash. Elements carry
+// data- attributes with the report's numbers for tools that read the
+// page. The same report gives the same bytes.
+func WriteHTML(w io.Writer, r Report) error {
+	return htmlPage.Execute(w, newPageView(r))
+}
+
+// Thousands formats n with a comma between each group of three digits.
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// pageView is the report plus what the page draws from it: bar
+// proportions, CSS widths and display strings, worked out here so the
+// template only places them.
+type pageView struct {
+	Report
+	Bars         []layerView
+	WithSchemas  int    // the prompt's chars plus the tool schemas
+	CachedTokens int    // every layer's stable prefix
+	CachedShare  string // of the prompt's tokens
+	BudgetWidth  string // injected chars against the total budget
+	BudgetShare  string
+	FileRows     []fileView
+	SkillRows    []skillView
+	ToolRows     []toolView
+	ToolTotal    int // description and schema chars of every tool
+	DescWidth    string
+	SchemaWidth  string
+}
+
+type layerView struct {
+	LayerReport
+	StableSegs, DynamicSegs []segmentView
+	Segs                    []segmentView // StableSegs then DynamicSegs, for the table
+	// StableShare and DynamicShare are of the layer's tokens.
+	StableShare, DynamicShare string
+	// LabelLeft puts the boundary's label to the right of the line, when
+	// the stable part is too narrow to hold it.
+	LabelLeft bool
+}
+
+type segmentView struct {
+	SectionReport
+	Hue   int
+	Share string // of the layer's section tokens
+	Label bool   // wide enough to print its id on a full-width page
+}
+
+type fileView struct {
+	FileReport
+	RawWidth      string // against the largest file
+	InjectedWidth string // against the file's own raw size
+	Cause         string
+}
+
+type skillView struct {
+	SkillBlock
+	Width string // against the largest block
+}
+
+type toolView struct {
+	ToolReport
+	DescWidth, SchemaWidth string // against the largest tool
+}
+
+func newPageView(r Report) pageView {
+	v := pageView{Report: r}
+	for _, l := range r.Layers {
+		v.Bars = append(v.Bars, newLayerView(l, r.Sections))
+		v.CachedTokens += l.Stable.Tokens
+	}
+	v.CachedShare = share(v.CachedTokens, r.Total.Tokens)
+	v.WithSchemas = r.Total.Chars + r.Tools.SchemaChars
+	b := r.Bootstrap
+	v.BudgetWidth = cssWidth(b.InjectedChars, b.TotalMaxChars)
+	v.BudgetShare = share(b.InjectedChars, b.TotalMaxChars)
+	v.FileRows = fileViews(b.Files)
+	v.SkillRows = skillViews(r.Skills.Entries)
+	v.ToolRows = toolViews(r.Tools.Entries)
+	v.ToolTotal = r.Tools.DescriptionChars + r.Tools.SchemaChars
+	v.DescWidth = cssWidth(r.Tools.DescriptionChars, v.ToolTotal)
+	v.SchemaWidth = cssWidth(r.Tools.SchemaChars, v.ToolTotal)
+	return v
+}
+
+func newLayerView(l LayerReport, sections []SectionReport) layerView {
+	v := layerView{LayerReport: l}
+	stable, total := 0, 0 // the sections' tokens, which set the bar's proportions
+	for _, s := range sections {
+		if s.Layer != l.Name {
+			continue
+		}
+		v.Segs = append(v.Segs, segmentView{SectionReport: s, Hue: len(v.Segs) % hues})
+		total += s.Tokens
+		if s.Tier == engine.TierStable {
+			stable += s.Tokens
+		}
+	}
+	for i := range v.Segs {
+		seg := &v.Segs[i]
+		seg.Share = share(seg.Tokens, total)
+		seg.Label = seg.Tokens*barPixels >= (labelPixels*utf8.RuneCountInString(seg.ID)+labelPadding)*total
+		if seg.Tier == engine.TierStable {
+			v.StableSegs = append(v.StableSegs, *seg)
+		} else {
+			v.DynamicSegs = append(v.DynamicSegs, *seg)
+		}
+	}
+	v.StableShare = share(l.Stable.Tokens, l.Total.Tokens)
+	v.DynamicShare = share(l.Dynamic.Tokens, l.Total.Tokens)
+	v.LabelLeft = stable*4 < total
+	return v
+}
+
+func fileViews(files []FileReport) []fileView {
+	largest := 0
+	for _, f := range files {
+		largest = max(largest, f.RawChars)
+	}
+	out := make([]fileView, 0, len(files))
+	for _, f := range files {
+		out = append(out, fileView{FileReport: f, RawWidth: cssWidth(f.RawChars, largest),
+			InjectedWidth: cssWidth(f.InjectedChars, f.RawChars), Cause: fileCause(f)})
+	}
+	return out
+}
+
+// fileCause says why a file was cut or left out, and whether it is near
+// its limit.
+func fileCause(f FileReport) string {
+	var parts []string
+	if f.Reason != "" && f.Status != "OK" && f.Status != "TRUNCATED" {
+		parts = append(parts, f.Reason)
+	} else if len(f.Causes) > 0 {
+		parts = append(parts, strings.Join(f.Causes, " and "))
+	}
+	if f.NearLimit {
+		parts = append(parts, "near the per-file limit")
+	}
+	if f.BoundaryMarkers > 0 {
+		parts = append(parts, fmt.Sprintf("held %d cache boundary marker(s), shown as %q", f.BoundaryMarkers, engine.BoundaryRemoved))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func skillViews(entries []SkillBlock) []skillView {
+	largest := 0
+	for _, e := range entries {
+		largest = max(largest, e.BlockChars)
+	}
+	out := make([]skillView, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, skillView{SkillBlock: e, Width: cssWidth(e.BlockChars, largest)})
+	}
+	return out
+}
+
+func toolViews(entries []ToolReport) []toolView {
+	largest := 0
+	for _, e := range entries {
+		largest = max(largest, e.DescriptionChars+e.SchemaChars)
+	}
+	out := make([]toolView, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, toolView{ToolReport: e, DescWidth: cssWidth(e.DescriptionChars, largest),
+			SchemaWidth: cssWidth(e.SchemaChars, largest)})
+	}
+	return out
+}
+
+// cssWidth is part of whole as a CSS percentage with two decimals, in
+// integer arithmetic so every machine prints the same bytes.
+func cssWidth(part, whole int) string {
+	if whole <= 0 || part <= 0 {
+		return "0%"
+	}
+	p := min(part, whole) * 10000 / whole
+	return fmt.Sprintf("%d.%02d%%", p/100, p%100)
+}
+
+// share is part of whole as a percentage with one decimal, for people.
+func share(part, whole int) string {
+	if whole <= 0 {
+		return "0%"
+	}
+	p := part * 1000 / whole
+	return fmt.Sprintf("%d.%d%%", p/10, p%10)
+}
