@@ -32,7 +32,7 @@ func commands() []command {
 		{"snapshots", "snapshots gen|check [flags]", "write or verify the golden snapshots", snapshotsHelp, cmdSnapshots},
 		{"watch", "watch [flags]", "re-render on every change; print a diff and a status line", watchHelp, cmdWatch},
 		{"version", "version", "print render's version", "Print the version of this render binary: the module version and\nVCS revision it was built from, and the Go version.", cmdVersion},
-		{"help", "help [COMMAND]", "print this overview, or a command's synopsis and flags", "", nil},
+		{"help", "help [COMMAND]", "print this overview, or a command's synopsis and flags", "Print the overview of render's commands, or one command's synopsis, what\nit does and its flags, on stdout. 'render COMMAND -h' prints the same.", cmdHelp},
 	}
 }
 
@@ -69,20 +69,24 @@ func printOverview(w io.Writer) {
 }
 
 // cmdHelp prints the overview, or one command's help on stdout.
-func cmdHelp(args []string, stdout io.Writer) error {
+func cmdHelp(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("help", stdout, stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
 	switch {
-	case len(args) == 0:
+	case fs.NArg() == 0:
 		printOverview(stdout)
 		return nil
-	case len(args) > 1:
+	case fs.NArg() > 1:
 		return &usageError{"help takes at most one command name"}
 	}
-	c, ok := lookupCommand(args[0])
-	if !ok || c.run == nil {
-		return &usageError{fmt.Sprintf("help: unknown command %q (want %s)", args[0], commandNames())}
+	c, ok := lookupCommand(fs.Arg(0))
+	if !ok {
+		return &usageError{fmt.Sprintf("help: unknown command %q (want %s)", fs.Arg(0), commandNames())}
 	}
 	// The command prints its own help, flags included, when given -h.
-	return c.run([]string{"-h"}, strings.NewReader(""), stdout, stdout)
+	return c.run([]string{"-h"}, strings.NewReader(""), stdout, stderr)
 }
 
 // printCommandHelp is a flag set's usage: the command's synopsis, what it

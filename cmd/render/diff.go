@@ -29,7 +29,7 @@ func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 func compareRequests(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("diff", stderr)
+	fs := newFlagSet("diff", stdout, stderr)
 	var c common
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
@@ -38,9 +38,6 @@ func compareRequests(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 	}
 	if fs.NArg() != 2 {
 		return &usageError{fmt.Sprintf("diff takes two request files, got %d: render diff [flags] A B", fs.NArg())}
-	}
-	if c.request != "" {
-		return &usageError{"diff takes its requests as arguments, not -request"}
 	}
 	if err := c.validate(); err != nil {
 		return err
@@ -111,5 +108,6 @@ func oneLine(excerpt string) string {
 	if excerpt == "" {
 		return "(end of text)"
 	}
-	return strings.ReplaceAll(excerpt, "\n", `\n`)
+	// Backslashes first, so a "\n" in the prompt does not read as a newline.
+	return strings.ReplaceAll(strings.ReplaceAll(excerpt, `\`, `\\`), "\n", `\n`)
 }

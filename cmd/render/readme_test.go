@@ -14,38 +14,47 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The README's samples are run by TestREADME, so a stale one fails CI.
-// The rules a README block follows:
+// The samples of the project's READMEs are run by TestREADME, so a stale
+// one fails CI. The rules a README block follows:
 //
-//   - A ```sh block holds commands, one a line. "go run ./cmd/render ARGS"
-//     runs render in the repository root; "go test -race ./..." must be
-//     the test command .ci/run runs. Any other command fails the test, so
-//     nothing in the README goes unchecked.
+//   - Fences are ``` at the start of a line, with at most one word after
+//     them: the language.
+//   - A ```sh block holds commands, one a line, run top to bottom (a later
+//     command sees what an earlier one wrote). "go run ./cmd/render ARGS"
+//     runs render in the repository root. "go test PKG… [-run NAME]
+//     [-update]" and "git diff PATH" are not run (a test cannot run the
+//     tests); their packages, test names, flags and paths must exist, and
+//     "go test -race ./..." in README.md must be what .ci/run runs. Any
+//     other command fails the test, so nothing goes unchecked.
 //   - A comment right above a command that says "exit N" gives its exit
 //     status (default 0). Comment lines right below a command, with no
-//     blank line between, are its whole stdout.
+//     blank line between, are its whole stdout ("#" alone is an empty
+//     line); a "# …" after a command on its line is a note.
 //   - A block of any other language right after a line
 //     "<!-- output of: go run ./cmd/render ARGS -->" is that command's
 //     whole stdout.
 //   - Other blocks must name a language other than sh (toml, go, text…):
 //     they are illustrations, not samples.
 //
-// Paths under the repository root print as /path/to/sysprompt, and HOME
-// is an empty folder, as on a fresh machine; -o FILE writes into a
-// temporary folder. go test ./cmd/render -run
-// TestREADME -update rewrites the expected outputs.
+// Paths under the repository root print as /path/to/sysprompt, HOME is an
+// empty folder, as on a fresh machine, and every path under /tmp/ lies in
+// a temporary folder of the test's, one per README. go test ./cmd/render
+// -run TestREADME -update rewrites the expected outputs.
 
 const readmeRoot = "/path/to/sysprompt"
+
+// readmes are the files TestREADME checks, relative to the repository.
+var readmes = []string{"README.md", "sections/README.md", "golden/README.md"}
 
 var (
 	outputMarker = regexp.MustCompile(`^<!-- output of: (.+) -->$`)
 	exitComment  = regexp.MustCompile(`\bexit (\d)\b`)
 )
 
-// readmeSample is one command of the README and what it should print.
+// readmeSample is one command of a README and what it should print.
 type readmeSample struct {
 	line     int    // 1-based, of the command
-	command  string // as written
+	command  string // as written, without a trailing note
 	exit     int
 	want     string // the expected stdout
 	wantFrom int    // 0-based line range of the expected output, to rewrite
@@ -56,53 +65,147 @@ type readmeSample struct {
 func TestREADME(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	src, err := os.ReadFile(filepath.Join(root, "README.md"))
+	t.Chdir(root)
+	t.Setenv("HOME", t.TempDir())
+	for _, name := range readmes {
+		checkReadme(t, root, name)
+	}
+}
+
+// checkReadme runs the samples of one README, rewriting its expected
+// outputs with -update.
+func checkReadme(t *testing.T, root, name string) {
+	src, err := os.ReadFile(filepath.Join(root, name))
 	require.NoError(t, err)
 	lines := strings.Split(string(src), "\n")
 	samples, problems := readmeSamples(lines)
 	for _, p := range problems {
-		t.Errorf("README.md:%s", p)
+		t.Errorf("%s:%s", name, p)
 	}
-	require.NotEmpty(t, samples)
-	ci, err := os.ReadFile(filepath.Join(root, ".ci/run"))
-	require.NoError(t, err)
-
-	t.Chdir(root)
-	t.Setenv("HOME", t.TempDir())
-	outDir := t.TempDir()
+	tmp := t.TempDir()
+	got := make([]string, len(samples))
+	for i, s := range samples {
+		out, err := runReadmeSample(root, name, tmp, s)
+		if err != nil {
+			t.Errorf("%s:%d: %s: %v", name, s.line, s.command, err)
+			continue
+		}
+		out = strings.ReplaceAll(out, filepath.ToSlash(tmp), "/tmp")
+		got[i] = strings.ReplaceAll(out, filepath.ToSlash(root), readmeRoot)
+	}
 	changed := false
 	// Last first, so a rewrite never moves the lines of one still to come.
 	for i := len(samples) - 1; i >= 0; i-- {
 		s := samples[i]
-		if s.command == "go test -race ./..." {
-			assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(s.command)+`$`, string(ci), "README.md:%d: .ci/run runs the README's test command", s.line)
+		if s.wantTo == s.wantFrom || got[i] == s.want {
 			continue
 		}
-		got, stderr, code, err := runReadmeCommand(s.command, outDir)
-		if err != nil {
-			t.Errorf("README.md:%d: %s: %v", s.line, s.command, err)
+		if *update {
+			lines, changed = rewriteSample(lines, s, got[i]), true
 			continue
 		}
-		got = strings.ReplaceAll(got, filepath.ToSlash(root), readmeRoot)
-		assert.Equal(t, s.exit, code, "README.md:%d: exit status of %s; stderr:\n%s", s.line, s.command, stderr)
-		if s.wantTo > s.wantFrom && got != s.want {
-			if *update {
-				lines = rewriteSample(lines, s, got)
-				changed = true
-				continue
-			}
-			assert.Equal(t, s.want, got, "README.md:%d: output of %s (rewrite with -update)", s.line, s.command)
-		}
+		assert.Equal(t, s.want, got[i], "%s:%d: output of %s (rewrite with -update)", name, s.line, s.command)
 	}
 	if changed {
-		require.NoError(t, os.WriteFile(filepath.Join(root, "README.md"), []byte(strings.Join(lines, "\n")), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(strings.Join(lines, "\n")), 0o644))
 	}
 }
 
-// readmeSamples finds every command and output sample in the README's
+// runReadmeSample runs or checks one command and returns its stdout.
+func runReadmeSample(root, readme, tmp string, s readmeSample) (string, error) {
+	words, err := shellWords(s.command)
+	if err != nil {
+		return "", err
+	}
+	for i, w := range words {
+		if rest, ok := strings.CutPrefix(w, "/tmp/"); ok {
+			words[i] = filepath.Join(tmp, rest)
+		}
+	}
+	if args, ok := cutPrefixWords(words, "go", "run", "./cmd/render"); ok {
+		var out, errOut bytes.Buffer
+		if code := run(args, strings.NewReader(""), &out, &errOut); code != s.exit {
+			return "", fmt.Errorf("exit status %d, want %d; stderr:\n%s", code, s.exit, errOut.String())
+		}
+		return out.String(), nil
+	}
+	if readme == "README.md" && s.command == "go test -race ./..." {
+		ci, err := os.ReadFile(filepath.Join(root, ".ci/run"))
+		if err == nil && !regexp.MustCompile(`(?m)^go test -race \./\.\.\.$`).Match(ci) {
+			err = fmt.Errorf(".ci/run does not run the README's test command")
+		}
+		return "", err
+	}
+	return "", checkNotRun(root, words)
+}
+
+// checkNotRun checks a command the test cannot run: its packages, test
+// names, flags and paths must exist.
+func checkNotRun(root string, words []string) error {
+	if args, ok := cutPrefixWords(words, "git", "diff"); ok && len(args) > 0 {
+		for _, p := range args {
+			if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	args, ok := cutPrefixWords(words, "go", "test")
+	if !ok {
+		return fmt.Errorf("not a command this test can run or check (go run ./cmd/render, go test, git diff)")
+	}
+	var pkgs, tests []string
+	var needUpdate bool
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-run" && i+1 < len(args):
+			tests, i = append(tests, args[i+1]), i+1
+		case a == "-update":
+			needUpdate = true
+		case a == "-race" || a == "-v":
+		case strings.HasPrefix(a, "./"):
+			pkgs = append(pkgs, strings.TrimSuffix(a, "/..."))
+		default:
+			return fmt.Errorf("go test argument %q: the test knows no such flag", a)
+		}
+	}
+	for _, pkg := range pkgs {
+		src := testSources(filepath.Join(root, pkg))
+		if src == "" {
+			return fmt.Errorf("package %s has no tests", pkg)
+		}
+		for _, name := range tests {
+			if !strings.Contains(src, "func "+name+"(") {
+				return fmt.Errorf("package %s has no test %s", pkg, name)
+			}
+		}
+		if needUpdate && !strings.Contains(src, `flag.Bool("update"`) {
+			return fmt.Errorf("package %s has no -update flag", pkg)
+		}
+	}
+	return nil
+}
+
+// testSources is the text of the _test.go files in dir.
+func testSources(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	var b strings.Builder
+	for _, f := range files {
+		src, _ := os.ReadFile(f)
+		b.Write(src)
+	}
+	return b.String()
+}
+
+// readmeSamples finds every command and output sample in a README's
 // lines, and the blocks that break the rules above.
 func readmeSamples(lines []string) (samples []readmeSample, problems []string) {
 	for i := 0; i < len(lines); i++ {
+		trimmed := strings.TrimLeft(lines[i], " \t")
+		if strings.HasPrefix(trimmed, "~~~") || (strings.HasPrefix(trimmed, "```") && trimmed != lines[i]) {
+			problems = append(problems, fmt.Sprintf("%d: use a ``` fence at the start of the line, so the sample is checked", i+1))
+			continue
+		}
 		lang, ok := strings.CutPrefix(lines[i], "```")
 		if !ok {
 			continue
@@ -121,8 +224,12 @@ func readmeSamples(lines []string) (samples []readmeSample, problems []string) {
 			}
 		}
 		switch {
+		case strings.ContainsAny(lang, " \t"):
+			problems = append(problems, fmt.Sprintf("%d: one word after a fence, the language", i+1))
 		case lang == "sh":
 			samples = append(samples, shellSamples(lines, i+1, end)...)
+		case lang == "bash" || lang == "shell" || lang == "console":
+			problems = append(problems, fmt.Sprintf("%d: write commands in a ```sh block", i+1))
 		case marker != "":
 			want := strings.Join(lines[i+1:end], "\n") + "\n"
 			samples = append(samples, readmeSample{line: i, command: marker, want: want, wantFrom: i + 1, wantTo: end})
@@ -143,6 +250,9 @@ func shellSamples(lines []string, from, to int) []readmeSample {
 			continue
 		}
 		s := readmeSample{line: i + 1, command: line}
+		if note := strings.Index(line, " # "); note >= 0 {
+			s.command = strings.TrimSpace(line[:note])
+		}
 		if i > from {
 			if m := exitComment.FindStringSubmatch(lines[i-1]); m != nil && strings.HasPrefix(lines[i-1], "#") {
 				s.exit, _ = strconv.Atoi(m[1])
@@ -150,9 +260,8 @@ func shellSamples(lines []string, from, to int) []readmeSample {
 		}
 		j := i + 1
 		var want []string
-		for j < to && strings.HasPrefix(lines[j], "# ") {
-			want = append(want, strings.TrimPrefix(lines[j], "# "))
-			j++
+		for ; j < to && (lines[j] == "#" || strings.HasPrefix(lines[j], "# ")); j++ {
+			want = append(want, strings.TrimPrefix(strings.TrimPrefix(lines[j], "#"), " "))
 		}
 		if len(want) > 0 {
 			s.want, s.wantFrom, s.wantTo, s.comments = strings.Join(want, "\n")+"\n", i+1, j, true
@@ -174,28 +283,6 @@ func rewriteSample(lines []string, s readmeSample, got string) []string {
 	out := append([]string{}, lines[:s.wantFrom]...)
 	out = append(out, repl...)
 	return append(out, lines[s.wantTo:]...)
-}
-
-// runReadmeCommand runs one README command in-process.
-// An -o FILE is written into outDir instead, so the test leaves no file
-// behind.
-func runReadmeCommand(command, outDir string) (stdout, stderr string, code int, err error) {
-	words, err := shellWords(command)
-	if err != nil {
-		return "", "", 0, err
-	}
-	args, ok := cutPrefixWords(words, "go", "run", "./cmd/render")
-	if !ok {
-		return "", "", 0, fmt.Errorf("not a command this test can run (want go run ./cmd/render …)")
-	}
-	for i := 1; i < len(args); i++ {
-		if args[i-1] == "-o" {
-			args[i] = filepath.Join(outDir, filepath.Base(args[i]))
-		}
-	}
-	var out, errOut bytes.Buffer
-	code = run(args, strings.NewReader(""), &out, &errOut)
-	return out.String(), errOut.String(), code, nil
 }
 
 func cutPrefixWords(words []string, prefix ...string) ([]string, bool) {
@@ -246,7 +333,7 @@ func shellWords(line string) ([]string, error) {
 	return words, nil
 }
 
-// TestREADMERules checks the reader of the README's samples on a small
+// TestREADMERules checks the reader of the README samples on a small
 // document, so a rule that stops matching cannot pass TestREADME vacuously.
 func TestREADMERules(t *testing.T) {
 	doc := strings.Split("intro\n"+
@@ -254,9 +341,10 @@ func TestREADMERules(t *testing.T) {
 		"# a failing one, exit 1\n"+
 		"go run ./cmd/render diff a b\n"+
 		"# line one\n"+
-		"#   line two\n"+
+		"#\n"+
+		"#   line three\n"+
 		"\n"+
-		"go run ./cmd/render lint\n"+
+		"go run ./cmd/render lint # a note\n"+
 		"```\n"+
 		"<!-- output of: go run ./cmd/render help -->\n"+
 		"```text\n"+
@@ -267,25 +355,51 @@ func TestREADMERules(t *testing.T) {
 		"```\n"+
 		"```\n"+
 		"unmarked\n"+
+		"```\n"+
+		"~~~sh\n"+
+		"  ```sh\n"+
+		"```sh title=x\n"+
+		"```\n"+
+		"```bash\n"+
 		"```\n", "\n")
 	samples, problems := readmeSamples(doc)
 	require.Len(t, samples, 3)
-	assert.Equal(t, readmeSample{line: 4, command: "go run ./cmd/render diff a b", exit: 1, want: "line one\n  line two\n", wantFrom: 4, wantTo: 6, comments: true}, samples[0])
-	assert.Equal(t, readmeSample{line: 8, command: "go run ./cmd/render lint"}, samples[1])
-	assert.Equal(t, readmeSample{line: 10, command: "go run ./cmd/render help", want: "Usage:\n", wantFrom: 11, wantTo: 12}, samples[2])
-	assert.Equal(t, []string{"17: a block with no language and no output-of line: mark it as an illustration (```text) or as a sample"}, problems)
+	assert.Equal(t, readmeSample{line: 4, command: "go run ./cmd/render diff a b", exit: 1, want: "line one\n\n  line three\n", wantFrom: 4, wantTo: 7, comments: true}, samples[0])
+	assert.Equal(t, readmeSample{line: 9, command: "go run ./cmd/render lint"}, samples[1])
+	assert.Equal(t, readmeSample{line: 11, command: "go run ./cmd/render help", want: "Usage:\n", wantFrom: 12, wantTo: 13}, samples[2])
+	assert.Equal(t, []string{
+		"18: a block with no language and no output-of line: mark it as an illustration (```text) or as a sample",
+		"21: use a ``` fence at the start of the line, so the sample is checked",
+		"22: use a ``` fence at the start of the line, so the sample is checked",
+		"23: one word after a fence, the language",
+		"25: write commands in a ```sh block",
+	}, problems)
 
-	rewritten := rewriteSample(doc, samples[0], "new\n")
-	assert.Equal(t, "# new", rewritten[4])
-	assert.Equal(t, "", rewritten[5])
+	// A rewrite reads back as what was written, blank lines included.
+	rewritten := rewriteSample(doc, samples[0], "new\n\nend\n")
+	again, _ := readmeSamples(rewritten)
+	assert.Equal(t, "new\n\nend\n", again[0].want)
+	assert.Equal(t, "#", rewritten[5])
 
 	words, err := shellWords(`go run ./cmd/render -hook 'echo "hi"' x`)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"go", "run", "./cmd/render", "-hook", `echo "hi"`, "x"}, words)
-	for _, bad := range []string{"render | head", "render > out", "echo $HOME", "render 'open"} {
+	for _, bad := range []string{"render | head", "render > out", "echo $HOME", "render 'open", "a \\"} {
 		_, err := shellWords(bad)
 		assert.Error(t, err, bad)
 	}
-	_, _, _, err = runReadmeCommand("curl https://example.com", t.TempDir())
-	assert.ErrorContains(t, err, "not a command this test can run")
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	for cmd, want := range map[string]string{
+		"curl https://example.com":          "not a command this test can run or check",
+		"go test ./golden -run TestNothing": "package ./golden has no test TestNothing",
+		"go test ./vfs -update":             "package ./vfs has no -update flag",
+		"go test ./golden -count 2":         `go test argument "-count"`,
+		"git diff no/such/path":             "no such file",
+	} {
+		_, err := runReadmeSample(root, "x.md", t.TempDir(), readmeSample{command: cmd})
+		assert.ErrorContains(t, err, want, cmd)
+	}
+	_, err = runReadmeSample(root, "x.md", t.TempDir(), readmeSample{command: "go test ./golden -run TestSnapshots -update"})
+	assert.NoError(t, err)
 }

@@ -55,11 +55,12 @@ func newTokenizer(name string) (report.Tokenizer, error) {
 // renderFor parses the common flags, -tokenizer and the flags extra
 // adds, hands the positional arguments to args for checking, and renders
 // once.
-func renderFor(name string, argv []string, stdin io.Reader, stderr io.Writer, extra func(*flag.FlagSet), args func([]string) error) (*engine.Result, report.Tokenizer, error) {
-	fs := newFlagSet(name, stderr)
+func renderFor(name string, argv []string, stdin io.Reader, stdout, stderr io.Writer, extra func(*flag.FlagSet), args func([]string) error) (*engine.Result, report.Tokenizer, error) {
+	fs := newFlagSet(name, stdout, stderr)
 	var c common
 	c.register(fs)
-	tokName := fs.String("tokenizer", "estimate", "token counts: `estimate` (ceil(chars/4)), o200k or cl100k (exact)")
+	c.registerRequest(fs)
+	tokName := fs.String("tokenizer", "estimate", "token counts: estimate (ceil(chars/4)), o200k or cl100k (exact) `NAME`")
 	if extra != nil {
 		extra(fs)
 	}
@@ -88,18 +89,10 @@ func renderFor(name string, argv []string, stdin io.Reader, stderr io.Writer, ex
 	return res, tok, nil
 }
 
-// noArgs refuses positional arguments.
-func noArgs(rest []string) error {
-	if len(rest) > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
-	}
-	return nil
-}
-
 func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	view := "list"
 	var out string
-	res, tok, err := renderFor("report", args, stdin, stderr, htmlFlags(&out), func(rest []string) error {
+	res, tok, err := renderFor("report", args, stdin, stdout, stderr, htmlFlags(&out), func(rest []string) error {
 		if len(rest) > 0 {
 			view = rest[0]
 		}
@@ -330,7 +323,7 @@ func mark(on bool, text string) string {
 }
 
 func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	res, tok, err := renderFor("explain", args, stdin, stderr, nil, noArgs)
+	res, tok, err := renderFor("explain", args, stdin, stdout, stderr, nil, noArgs)
 	if err != nil {
 		return err
 	}

@@ -41,22 +41,23 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
-	// A bug is a failure like any other: one line and exit 1, not a Go
-	// stack trace and the exit status 2 that usage errors have.
+	name := "render"
+	// A bug is a failure like any other: one line and exit 1 (2 for diff,
+	// whose 1 means "differs"), not a Go stack trace.
 	defer func() {
 		if v := recover(); v != nil {
 			fmt.Fprintf(stderr, "render: internal error: %v\n", v)
 			code = exitFail
+			if name == "diff" {
+				code = exitUsage
+			}
 		}
 	}()
-	name := "render"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
 	var err error
-	if name == "help" {
-		err = cmdHelp(args, stdout)
-	} else if c, ok := lookupCommand(name); ok {
+	if c, ok := lookupCommand(name); ok {
 		err = c.run(args, stdin, stdout, stderr)
 	} else {
 		err = &usageError{fmt.Sprintf("unknown command %q (want %s, or flags for a render)", name, commandNames())}
@@ -129,7 +130,6 @@ func (c *common) register(fs *flag.FlagSet) {
 	c.stderr = fs.Output() // newFlagSet points it at the command's stderr
 	fs.StringVar(&c.pack, "pack", "", "user pack `DIR` overlaying the built-in pack")
 	fs.StringVar(&c.workspace, "workspace", "", "agent workspace `DIR` (read-only)")
-	fs.StringVar(&c.request, "request", "", "request `FILE`, TOML or JSON (- for stdin)")
 	fs.StringVar(&c.config, "config", "", "agent config `FILE` (TOML)")
 	fs.StringVar(&c.agent, "agent", "", "agent `ID` from [[agents.list]]")
 	fs.StringVar(&c.mode, "mode", "", "prompt `MODE`: full, minimal or none")
@@ -139,10 +139,21 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.bundledSkills, "bundled-skills", "", "bundled skills `DIR` (below managed, above skills.load.extraDirs)")
 }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// registerRequest adds -request, for the commands that render one request.
+func (c *common) registerRequest(fs *flag.FlagSet) {
+	fs.StringVar(&c.request, "request", "", "request `FILE`, TOML or JSON (- for stdin)")
+}
+
+// newFlagSet makes a command's flag set: errors go to stderr, and the
+// help that -h asks for goes to stdout, where a pager can read it.
+func newFlagSet(name string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { printCommandHelp(fs) }
+	fs.Usage = func() {
+		fs.SetOutput(stdout)
+		printCommandHelp(fs)
+		fs.SetOutput(stderr)
+	}
 	return fs
 }
 
@@ -152,12 +163,15 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 // positional arguments in order. The flag package's own messages are
 // silenced so an error prints as one line; -h prints the command's help.
 func parse(fs *flag.FlagSet, args []string) error {
-	out := fs.Output()
+	// The flag package prints usage on every error; only -h should.
+	out, help := fs.Output(), fs.Usage
 	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	positional, err := parseInterleaved(fs, args)
 	fs.SetOutput(out)
+	fs.Usage = help
 	if errors.Is(err, flag.ErrHelp) {
-		fs.Usage()
+		help()
 		return err
 	}
 	if err != nil {
@@ -179,13 +193,33 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		if len(rest) == 0 {
 			break
 		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+		if endedFlags(fs, args[:len(args)-len(rest)]) {
 			return append(positional, rest...), nil
 		}
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
 	return positional, nil
+}
+
+// endedFlags reports whether parsing the arguments in done stopped at a
+// "--" that ends the flags, rather than at one that is a flag's value
+// ("-hook --").
+func endedFlags(fs *flag.FlagSet, done []string) bool {
+	n := len(done)
+	if n == 0 || done[n-1] != "--" {
+		return false
+	}
+	if n == 1 {
+		return true
+	}
+	prev := done[n-2]
+	f := fs.Lookup(strings.TrimLeft(prev, "-"))
+	if f == nil || !strings.HasPrefix(prev, "-") || strings.Contains(prev, "=") {
+		return true // prev is not a flag waiting for its value
+	}
+	b, isBool := f.Value.(interface{ IsBoolFlag() bool })
+	return isBool && b.IsBoolFlag()
 }
 
 // setFlags reports which flags the command line set.
@@ -200,18 +234,41 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	return noArgs(fs.Args())
+}
+
+// noArgs refuses positional arguments.
+func noArgs(rest []string) error {
+	if len(rest) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
 	}
 	return nil
 }
 
-// validate refuses flag combinations that would be silently ignored.
+// validate refuses flag values and combinations that would fail every
+// render or be silently ignored.
 func (c *common) validate() error {
-	if c.agent != "" && c.config == "" {
+	switch {
+	case c.agent != "" && c.config == "":
 		return &usageError{"-agent picks an entry of the config's [[agents.list]]; give -config FILE too"}
+	case c.hook != "" && c.workspace == "":
+		return &usageError{"-hook edits the list of workspace files to inject; give -workspace DIR too"}
+	case c.state != "" && c.workspace == "":
+		return &usageError{"-state keeps truncation warnings about workspace files; give -workspace DIR too"}
+	}
+	if err := checkMode(c.mode); err != nil {
+		return err
 	}
 	return checkPackDir(c.pack)
+}
+
+// checkMode refuses a -mode that is not a prompt mode ("" is none given).
+func checkMode(mode string) error {
+	switch engine.Mode(mode) {
+	case "", engine.ModeFull, engine.ModeMinimal, engine.ModeNone:
+		return nil
+	}
+	return &usageError{fmt.Sprintf("-mode %q: want full, minimal or none", mode)}
 }
 
 // load builds the engine and the request the flags describe.
@@ -237,13 +294,11 @@ func (c *common) requestFrom(name string, stdin io.Reader) (engine.Request, erro
 			return req, err
 		}
 	}
+	if err := checkMode(c.mode); err != nil {
+		return req, err
+	}
 	if c.mode != "" {
-		switch engine.Mode(c.mode) {
-		case engine.ModeFull, engine.ModeMinimal, engine.ModeNone:
-			req.Mode = engine.Mode(c.mode)
-		default:
-			return req, &usageError{fmt.Sprintf("-mode %q: want full, minimal or none", c.mode)}
-		}
+		req.Mode = engine.Mode(c.mode)
 	}
 	if c.harness != "" {
 		req.Harness = c.harness
@@ -408,9 +463,10 @@ func readBounded(r io.Reader) ([]byte, error) {
 }
 
 func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("render", stderr)
+	fs := newFlagSet("render", stdout, stderr)
 	var c common
 	c.register(fs)
+	c.registerRequest(fs)
 	format := fs.String("format", "text", "output `FORMAT`: text, json, anthropic or openai")
 	boundary := fs.Bool("boundary", true, "keep the cache boundary marker in text output")
 	out := fs.String("o", "", "write the prompt to `FILE` (atomically)")
@@ -421,6 +477,9 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *version {
+		if n := len(setFlags(fs)); n > 1 {
+			return &usageError{"-version prints the version only; give it alone"}
+		}
 		return cmdVersion(nil, stdin, stdout, stderr)
 	}
 	switch *format {
@@ -582,7 +641,7 @@ func writeAtomic(name string, data []byte) error {
 }
 
 func cmdLint(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("lint", stderr)
+	fs := newFlagSet("lint", stdout, stderr)
 	pack := fs.String("pack", "", "user pack `DIR` to validate (over the built-in pack)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -602,7 +661,7 @@ func cmdLint(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 }
 
 func cmdEject(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("eject", stderr)
+	fs := newFlagSet("eject", stdout, stderr)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

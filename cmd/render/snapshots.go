@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +14,7 @@ import (
 // cmdSnapshots writes or verifies the golden snapshots (golden/README.md) for the
 // pack the flags name: the built-in one, or -pack DIR over it.
 func cmdSnapshots(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("snapshots", stderr)
+	fs := newFlagSet("snapshots", stdout, stderr)
 	dirFlag := fs.String("dir", "", "`DIR` holding scenarios/ and snapshots/ (default: the golden folder of the project the current folder is in)")
 	pack := fs.String("pack", "", "user pack `DIR` overlaying the built-in pack")
 	if err := parse(fs, args); err != nil {
@@ -30,10 +31,18 @@ func cmdSnapshots(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.Arg(0) == "gen" {
-		return genSnapshots(stdout, *pack, dir)
+		return inPack(genSnapshots(stdout, *pack, dir), *pack)
 	}
-	return checkSnapshots(stdout, *pack, dir, *dirFlag)
+	err = checkSnapshots(stdout, *pack, dir, *dirFlag)
+	if err != nil && !errors.Is(err, errSnapshotsStale) {
+		// Exit 1 means "out of date", so trouble exits 2, as for diff.
+		return &troubleError{inPack(err, *pack)}
+	}
+	return err
 }
+
+// errSnapshotsStale is check's finding: some snapshot is out of date.
+var errSnapshotsStale = errors.New("snapshots out of date")
 
 // goldenDir is -dir when given, else the golden folder of the project
 // the current folder is in: the nearest folder, here or above, with
@@ -49,14 +58,28 @@ func goldenDir(flagDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Each step goes one folder up, so the walk ends at the root.
-	for dir := wd; ; dir = filepath.Dir(dir) {
+	if dir, ok := findGolden(wd); ok {
+		return relativeTo(wd, dir), nil
+	}
+	// Inside the project through a symlink, the way up is the real one.
+	if real, err := filepath.EvalSymlinks(wd); err == nil && real != wd {
+		if dir, ok := findGolden(real); ok {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("no golden/scenarios folder in %s or any folder above it; run inside the project or give -dir DIR", wd)
+}
+
+// findGolden walks up from dir to the first folder holding
+// golden/scenarios. Each step goes one folder up, so it ends at the root.
+func findGolden(dir string) (string, bool) {
+	for ; ; dir = filepath.Dir(dir) {
 		candidate := filepath.Join(dir, "golden")
 		if info, err := os.Stat(filepath.Join(candidate, "scenarios")); err == nil && info.IsDir() {
-			return relativeTo(wd, candidate), nil
+			return candidate, true
 		}
 		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("no golden/scenarios folder in %s or any folder above it; run inside the project or give -dir DIR", wd)
+			return "", false
 		}
 	}
 }
@@ -98,12 +121,17 @@ func checkSnapshots(stdout io.Writer, pack, dir, dirFlag string) error {
 	for _, p := range problems {
 		fmt.Fprintln(stdout, p.String())
 	}
-	regen := "render snapshots gen"
+	regen := "`render snapshots gen"
 	if dirFlag != "" {
 		regen += " -dir " + dirFlag
 	}
 	if pack != "" {
 		regen += " -pack " + pack
 	}
-	return fmt.Errorf("%d snapshot file(s) out of date; regenerate with `%s` (or `%s`)", len(problems), regen, golden.RegenerateCommand)
+	regen += "`"
+	if dirFlag == "" && pack == "" {
+		// The test only knows the project's own folder and pack.
+		regen += " (or `" + golden.RegenerateCommand + "` from the project root)"
+	}
+	return fmt.Errorf("%w: %d file(s); regenerate with %s", errSnapshotsStale, len(problems), regen)
 }

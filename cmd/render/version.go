@@ -9,7 +9,7 @@ import (
 
 // cmdVersion prints the version the Go toolchain stamped into the binary.
 func cmdVersion(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("version", stderr)
+	fs := newFlagSet("version", stdout, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

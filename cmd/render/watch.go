@@ -26,9 +26,10 @@ const debounce = 150 * time.Millisecond
 // cmdWatch renders once, then again after every change to the pack, the
 // workspace, the request or the config, printing what changed.
 func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("watch", stderr)
+	fs := newFlagSet("watch", stdout, stderr)
 	var c common
 	c.register(fs)
+	c.registerRequest(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

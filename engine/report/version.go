@@ -2,7 +2,8 @@ package report
 
 // SchemaVersion is the schema_version every JSON document of the render
 // CLI carries (the render document, the context report and the diff).
-// It goes up when a field is renamed or removed or its meaning changes;
-// a new field does not change it, so readers should ignore keys they do
-// not know. The schemas are in cmd/render/schemas.
+// It goes up whenever a document's shape changes (a field added, renamed
+// or removed, or its meaning changed), so the schemas in
+// cmd/render/schemas, which allow no other keys, describe each version
+// exactly.
 const SchemaVersion = 1
