@@ -4,16 +4,12 @@ import (
 	"github.com/sysprompt/sysprompt/engine"
 )
 
-// -workspace DIR says where the workspace files are read from; the prompt
-// shows the agent's own workspace path, so the same request renders the
-// same bytes wherever DIR is. That path is the request's workspace.path;
-// a request without one gets the config's workspace for its agent, and
-// failing that DIR itself.
-
-// shownWorkspace is the workspace path a request that names none shows:
-// the config's workspace for req's agent, else the -workspace folder. A
-// config that cannot be resolved for req (an unknown agent) is left to
-// the render to report.
+// shownWorkspace is the workspace path the prompt shows for a request that
+// names none: the config's workspace for req's agent, else the -workspace
+// folder. -workspace DIR only says where the files are read from, so a
+// request that names its path renders the same bytes wherever DIR is. A
+// config that cannot be resolved for req (an unknown agent) is left to the
+// render to report.
 func (c *common) shownWorkspace(e *engine.Engine, req engine.Request) string {
 	if s, err := e.Resolve(req); err == nil && s.Workspace != "" {
 		return s.Workspace
