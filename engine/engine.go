@@ -85,10 +85,12 @@ type Option func(*options)
 func WithConfig(c *config.Config) Option { return func(o *options) { o.config = c } }
 
 // WithFS sets the filesystem workspaces are read from (default: none, so
-// no bootstrap files are injected). Request.Workspace.Path is a directory
-// in it. The engine only reads it. Use vfs.OS() (or an *afero.OsFs) for
-// the real disk: its workspaces are read through an os.Root, free of
-// check-then-open races.
+// no bootstrap files are injected). Request.Workspace.Path (else the
+// config's workspace) is a directory in it. The engine only reads it. Use
+// vfs.OS() (or an *afero.OsFs) for the real disk: its workspaces are read
+// through an os.Root, free of check-then-open races. vfs.OSAt(dir) reads
+// the folder dir while the prompt shows the workspace path the request
+// or config gives, so where the files sit does not change the prompt.
 func WithFS(fsys afero.Fs) Option { return func(o *options) { o.fs = fsys } }
 
 // WithWarningStore sets where seen truncation signatures are kept for the

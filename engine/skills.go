@@ -117,10 +117,15 @@ func (e *Engine) userSkillDirs() (err error) {
 	return err
 }
 
-// hostFS is the filesystem the user's own skills folders are read from.
+// hostFS is the filesystem the user's own skills folders are read from:
+// SkillHost.FS, else the WithFS one, whole (vfs.OSAt would read its
+// workspace folder in place of each).
 func (e *Engine) hostFS() afero.Fs {
-	if e.opts.skillHost.FS != nil {
+	switch {
+	case e.opts.skillHost.FS != nil:
 		return e.opts.skillHost.FS
+	case vfs.IsOS(e.opts.fs):
+		return vfs.OS()
 	}
 	return e.opts.fs
 }
@@ -156,8 +161,10 @@ func (e *Engine) openSkillRoots(s *config.Settings, ws *vfs.Workspace) *openedRo
 		}{{skills.Workspace, "skills"}, {skills.ProjectAgents, ".agents/skills"}} {
 			display := path.Join(s.Workspace, r.dir)
 			o.roots = append(o.roots, skills.Root{Source: r.src, Files: ws, Dir: r.dir, Display: display})
-			if vfs.IsOS(e.opts.fs) {
-				o.watch = append(o.watch, filepath.FromSlash(display))
+			// Watched where the files are, which need not be the path shown
+			// (vfs.OSAt).
+			if disk := ws.DiskDir(); disk != "" {
+				o.watch = append(o.watch, filepath.Join(filepath.FromSlash(disk), filepath.FromSlash(r.dir)))
 			}
 		}
 	}

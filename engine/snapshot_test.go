@@ -141,33 +141,44 @@ func exampleDirectRequest(t testing.TB, workspace string) engine.Request {
 }
 
 // With WithSkillsWatch, a skill added on disk shows in a later turn of the
-// same session once the change notification has arrived.
+// same session once the change notification has arrived; also when the
+// prompt shows the agent's own path and the files are read from another
+// folder (vfs.OSAt), which is the one watched.
 func TestSkillsWatchRefreshesTheSession(t *testing.T) {
-	ws := diskExampleWorkspace(t)
-	e, err := engine.New(os.DirFS(".."), engine.WithFS(vfs.OS()), engine.WithSkillsWatch())
-	require.NoError(t, err)
-	defer e.Close()
-	req := exampleDirectRequest(t, ws)
-	req.Session.Key, req.Session.ID = "main", "one"
-	first, err := e.Render(context.Background(), req)
-	require.NoError(t, err)
+	for name, shownElsewhere := range map[string]bool{"OS": false, "OSAt": true} {
+		t.Run(name, func(t *testing.T) {
+			ws := diskExampleWorkspace(t)
+			fsys, shown := vfs.OS(), ws
+			if shownElsewhere {
+				fsys, shown = vfs.OSAt(ws), "/Users/ana/.openclaw/workspace"
+			}
+			e, err := engine.New(os.DirFS(".."), engine.WithFS(fsys), engine.WithSkillsWatch())
+			require.NoError(t, err)
+			defer e.Close()
+			req := exampleDirectRequest(t, shown)
+			req.Session.Key, req.Session.ID = "main", "one"
+			first, err := e.Render(context.Background(), req)
+			require.NoError(t, err)
+			require.Positive(t, first.Skills.Found, "the workspace's skills were read")
 
-	dir := filepath.Join(ws, "skills", "late", "deeper", "watched")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"),
-		[]byte("---\nname: watched\ndescription: appears mid-session\n---\nbody\n"), 0o644))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := e.Render(context.Background(), req)
-		require.NoError(t, err)
-		if res.Skills.Found > first.Skills.Found {
-			assert.Contains(t, res.Layers[0].Stable, "<name>watched</name>")
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the new skill never showed: found %d", res.Skills.Found)
-		}
-		time.Sleep(20 * time.Millisecond)
+			dir := filepath.Join(ws, "skills", "late", "deeper", "watched")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"),
+				[]byte("---\nname: watched\ndescription: appears mid-session\n---\nbody\n"), 0o644))
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				res, err := e.Render(context.Background(), req)
+				require.NoError(t, err)
+				if res.Skills.Found > first.Skills.Found {
+					assert.Contains(t, res.Layers[0].Stable, "<location>"+shown+"/skills/late/deeper/watched/SKILL.md</location>")
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the new skill never showed: found %d", res.Skills.Found)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
 	}
 }
 

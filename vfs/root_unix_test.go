@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -21,7 +22,9 @@ import (
 )
 
 // The OS backend resolves names through an os.Root: links inside the root
-// are followed, links out of it refused, at any component.
+// are followed, links out of it refused, at any component. OSAt is the
+// same backend: the folder it names is the root, and the root a
+// workspace is opened with is only shown.
 func TestOSRootSymlinks(t *testing.T) {
 	root := osTree(t, map[string]string{
 		"AGENTS.md":          "agents",
@@ -45,9 +48,32 @@ func TestOSRootSymlinks(t *testing.T) {
 	} {
 		symlink(t, root, name, target)
 	}
-	w := OpenWorkspace(OS(), root)
-	defer w.Close()
+	// A folder that exists, with other files: OSAt must not read it.
+	decoy := osTree(t, map[string]string{"AGENTS.md": "decoy", "SOUL.md": "decoy"})
+	for name, open := range map[string]struct {
+		fsys  afero.Fs
+		shown string
+	}{"OS": {OS(), root}, "OSAt": {OSAt(root), decoy}} {
+		t.Run(name, func(t *testing.T) {
+			require.True(t, IsOS(open.fsys))
+			w := OpenWorkspace(open.fsys, open.shown)
+			defer w.Close()
+			require.NotNil(t, w.dir, "read through an os.Root")
+			assert.Equal(t, open.shown, w.Root())
+			assert.Equal(t, root, w.DiskDir())
+			checkOSRootSymlinks(t, w)
+			_, err := w.ReadText("nope.md", Keep{Whole: 100})
+			var pe *fs.PathError
+			require.ErrorAs(t, err, &pe)
+			assert.ErrorIs(t, err, fs.ErrNotExist)
+			assert.Equal(t, path.Join(open.shown, "nope.md"), pe.Path, "errors name the shown path")
+		})
+	}
+}
 
+// checkOSRootSymlinks reads the links TestOSRootSymlinks made in w.
+func checkOSRootSymlinks(t *testing.T, w *Workspace) {
+	t.Helper()
 	for name, want := range map[string]string{
 		"SOUL.md": "arr", "docs/up.md": "agents", "linkdir/file.md": "deep", "docs/dotted.md": "arr", "AGENTS.md": "agents",
 	} {

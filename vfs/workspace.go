@@ -42,9 +42,10 @@ import (
 type Workspace struct {
 	root string
 
-	// The OS backend: dir, or openErr when the root could not be opened
-	// (every read then fails with it, so a missing workspace reads as a
-	// workspace of missing files).
+	// The OS backend: the folder read (root, or OSAt's folder), and dir,
+	// or openErr when it could not be opened (every read then fails with
+	// it, so a missing workspace reads as a workspace of missing files).
+	diskDir string
 	dir     *os.Root
 	openErr error
 
@@ -55,14 +56,32 @@ type Workspace struct {
 
 // OS is the real disk, read-only, for [OpenWorkspace] and the engine:
 // workspaces opened on it use the race-free OS backend.
-func OS() afero.Fs { return osFS{afero.NewReadOnlyFs(afero.NewOsFs())} }
+func OS() afero.Fs { return osFS{Fs: afero.NewReadOnlyFs(afero.NewOsFs())} }
+
+// OSAt is [OS] for a workspace whose files are read from one folder while
+// the agent knows it by another path, the one its own host has (a
+// checkout of an agent's workspace, a mount, a copy on a build machine):
+// every workspace [OpenWorkspace] opens on it reads the folder dir, with
+// the same os.Root backend as OS, whatever root it is given, and that
+// root is only what [Workspace.Root] and [Workspace.Display] show. So the
+// prompt depends on the path the agent knows, not on where the files
+// happen to be. An empty dir is the current folder.
+//
+// Only workspaces are pinned to dir: as an afero.Fs it is the whole disk,
+// read-only, like OS.
+func OSAt(dir string) afero.Fs {
+	return osFS{Fs: afero.NewReadOnlyFs(afero.NewOsFs()), at: cmp.Or(dir, ".")}
+}
 
 // osFS marks the real disk so that OpenWorkspace can recognise it
 // through the read-only wrapper.
-type osFS struct{ afero.Fs }
+type osFS struct {
+	afero.Fs
+	at string // OSAt's folder; "" for OS
+}
 
-// IsOS reports whether fsys is the real disk, whose workspaces use the
-// OS backend.
+// IsOS reports whether fsys is the real disk (OS, OSAt or an
+// *afero.OsFs), whose workspaces use the OS backend.
 func IsOS(fsys afero.Fs) bool {
 	switch fsys.(type) {
 	case osFS, *afero.OsFs:
@@ -73,17 +92,22 @@ func IsOS(fsys afero.Fs) bool {
 
 // OpenWorkspace opens the directory root inside fsys for reading. It
 // never fails: when root cannot be opened, every read reports why.
+// On [OSAt]'s filesystem it opens that folder, and root is only shown.
 func OpenWorkspace(fsys afero.Fs, root string) *Workspace {
 	w := &Workspace{root: root, fsys: fsys}
 	if IsOS(fsys) {
 		// Opening a FIFO blocks, and os.OpenRoot does not ask for a
-		// directory: check first. The root is the caller's own choice.
+		// directory: check first. The folder is the caller's own choice.
 		dir := cmp.Or(root, ".")
+		if o, ok := fsys.(osFS); ok && o.at != "" {
+			dir = o.at
+		}
+		w.diskDir = dir
 		if fi, err := os.Stat(dir); err != nil {
 			w.openErr = err
 			return w
 		} else if !fi.IsDir() {
-			w.openErr = &fs.PathError{Op: "open", Path: root, Err: fmt.Errorf("not a directory: %w", fs.ErrNotExist)}
+			w.openErr = &fs.PathError{Op: "open", Path: dir, Err: fmt.Errorf("not a directory: %w", fs.ErrNotExist)}
 			return w
 		}
 		w.dir, w.openErr = os.OpenRoot(dir)
@@ -108,6 +132,11 @@ func (w *Workspace) Close() error {
 
 // Root returns root as given, for display.
 func (w *Workspace) Root() string { return w.root }
+
+// DiskDir returns the folder on the real disk the workspace reads (root,
+// or [OSAt]'s folder), for what must find it there, such as a watch for
+// changes; "" when the workspace is not on the real disk.
+func (w *Workspace) DiskDir() string { return w.diskDir }
 
 // Display returns name joined to the root ("/ws/AGENTS.md") for markers and
 // reports. It neither validates nor resolves name.

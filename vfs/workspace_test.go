@@ -80,6 +80,7 @@ func TestWorkspaceDisplay(t *testing.T) {
 	assert.Equal(t, "/ws/AGENTS.md", OpenWorkspace(afero.NewMemMapFs(), "/ws").Display("AGENTS.md"))
 	assert.Equal(t, "AGENTS.md", OpenWorkspace(afero.NewMemMapFs(), "").Display("AGENTS.md"))
 	assert.Equal(t, "/abs/dir/memory/a.md", OpenWorkspace(afero.NewMemMapFs(), "/abs/dir/").Display("memory/a.md"))
+	assert.Empty(t, OpenWorkspace(afero.NewMemMapFs(), "/ws").DiskDir(), "not on the real disk")
 }
 
 func TestReadFileLimit(t *testing.T) {

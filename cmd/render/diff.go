@@ -53,7 +53,7 @@ func compareRequests(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 	// One engine renders both sides, so they share pack, config and state.
 	var results [2]*engine.Result
 	for i, name := range fs.Args()[:2] {
-		req, err := c.requestFrom(name, stdin)
+		req, err := c.requestFrom(e, name, stdin)
 		if err != nil {
 			return err
 		}

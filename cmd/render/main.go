@@ -28,7 +28,7 @@
 // Flags of a render:
 //
 //	-pack DIR         user pack overlaying the built-in one, file by file
-//	-workspace DIR    agent workspace to read bootstrap files from (read-only)
+//	-workspace DIR    read the agent's workspace files from DIR (read-only)
 //	-request FILE     request, TOML or JSON ("-" reads stdin)
 //	-config FILE      agent config (TOML)
 //	-agent ID         agent id in [[agents.list]] (needs -config)
@@ -54,6 +54,14 @@
 //
 // With no -workspace the render still works: workspace files are simply
 // not injected.
+//
+// -workspace DIR says only where the files are read from. The prompt (its
+// working directory, file headings, skill locations and missing-file
+// markers) and the report show the agent's own workspace path: the
+// request's [workspace] path, else the config's workspace for the agent,
+// else DIR made absolute. So a request that names its path renders the
+// same bytes from any copy of the workspace. The -hook command gets that
+// path as "workspace" and DIR as "dir".
 //
 // Skills are searched, highest precedence first, in the workspace's
 // skills/ and .agents/skills, ~/.agents/skills ($HOME is read here, by

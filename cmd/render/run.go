@@ -122,14 +122,14 @@ type common struct {
 
 	preview      bool      // a preview command: never record warnings as shown
 	watchSkills  bool      // watch: the engine watches skills folders for changes
-	workspaceAbs string    // set by engine(): the absolute -workspace path
+	workspaceAbs string    // set by engine(): the absolute -workspace path, slash-separated
 	stderr       io.Writer // set by register(): where warnings go
 }
 
 func (c *common) register(fs *flag.FlagSet) {
 	c.stderr = fs.Output() // newFlagSet points it at the command's stderr
 	fs.StringVar(&c.pack, "pack", "", "user pack `DIR` overlaying the built-in pack")
-	fs.StringVar(&c.workspace, "workspace", "", "agent workspace `DIR` (read-only)")
+	fs.StringVar(&c.workspace, "workspace", "", "read the agent's workspace files from `DIR` (read-only)")
 	fs.StringVar(&c.config, "config", "", "agent config `FILE` (TOML)")
 	fs.StringVar(&c.agent, "agent", "", "agent `ID` from [[agents.list]]")
 	fs.StringVar(&c.mode, "mode", "", "prompt `MODE`: full, minimal or none")
@@ -277,13 +277,14 @@ func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
 	if err != nil {
 		return nil, engine.Request{}, err
 	}
-	req, err := c.requestFrom(c.request, stdin)
+	req, err := c.requestFrom(e, c.request, stdin)
 	return e, req, err
 }
 
 // requestFrom reads the request in name ("" for none, "-" for stdin) and
-// applies the flags that override request fields.
-func (c *common) requestFrom(name string, stdin io.Reader) (engine.Request, error) {
+// applies the flags that override request fields; e is the engine that
+// will render it.
+func (c *common) requestFrom(e *engine.Engine, name string, stdin io.Reader) (engine.Request, error) {
 	var req engine.Request
 	if name != "" {
 		src, label, err := readInput(name, stdin)
@@ -306,8 +307,8 @@ func (c *common) requestFrom(name string, stdin io.Reader) (engine.Request, erro
 	if c.agent != "" {
 		req.Agent = c.agent
 	}
-	if c.workspaceAbs != "" {
-		req.Workspace.Path = c.workspaceAbs
+	if c.workspaceAbs != "" && req.Workspace.Path == "" {
+		req.Workspace.Path = c.shownWorkspace(e, req)
 	}
 	return req, nil
 }
@@ -332,7 +333,7 @@ func (c *common) engine() (*engine.Engine, error) {
 			return nil, err
 		}
 		c.workspaceAbs = filepath.ToSlash(abs)
-		opts = append(opts, engine.WithFS(vfs.OS()))
+		opts = append(opts, engine.WithFS(vfs.OSAt(abs)))
 	}
 	opts = append(opts, engine.WithSkillHost(hostFacts()))
 	if c.bundledSkills != "" {

@@ -21,12 +21,15 @@ type Entry struct {
 }
 
 // Event is what the agent:bootstrap hook receives: the resolved file list,
-// after gates and the session filter, before any file is read.
+// after gates and the session filter, before any file is read. Workspace
+// is the agent's own path and need not exist on this machine (vfs.OSAt);
+// Dir is where a hook finds the files here.
 type Event struct {
-	Type      string  `json:"type"`      // always "agent"
-	Action    string  `json:"action"`    // always "bootstrap"
-	Workspace string  `json:"workspace"` // the workspace root as shown to the model
-	Session   string  `json:"session"`   // main, subagent, cron or heartbeat
+	Type      string  `json:"type"`          // always "agent"
+	Action    string  `json:"action"`        // always "bootstrap"
+	Workspace string  `json:"workspace"`     // the workspace root as shown to the model
+	Dir       string  `json:"dir,omitempty"` // the folder the files are read from, when on the real disk
+	Session   string  `json:"session"`       // main, subagent, cron or heartbeat
 	Files     []Entry `json:"files"`
 }
 

@@ -65,6 +65,21 @@ func TestCommandHook(t *testing.T) {
 	}
 }
 
+// The event a command reads names the folder on disk as "dir", and
+// leaves the key out when there is none.
+func TestCommandHookEventDir(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	// Prints {"files": [{"name": D}]}, D being the event's dir or "none".
+	command := `ev=$(cat); d=$(printf '%s' "$ev" | sed -n 's/.*"dir":"\([^"]*\)".*/\1/p'); echo "{\"files\": [{\"name\": \"${d:-none}\"}]}"`
+	for dir, want := range map[string]string{"/srv/checkout/ws": "/srv/checkout/ws", "": "none"} {
+		got, err := CommandHook(command, 0)(context.Background(), Event{Workspace: "/Users/ana/ws", Dir: dir})
+		require.NoError(t, err)
+		assert.Equal(t, []Entry{{Name: want}}, got)
+	}
+}
+
 func TestCommandHookTimeoutIsDeadlineExceeded(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")

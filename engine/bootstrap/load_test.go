@@ -669,6 +669,27 @@ func TestLoadHookPathThroughOutsideSymlink(t *testing.T) {
 	assert.Contains(t, err.Error(), "symlink points outside the workspace")
 }
 
+// The hook's event shows the workspace as the model sees it, and says
+// in which folder on disk the files are read; in memory there is none.
+func TestLoadHookEventDir(t *testing.T) {
+	dir, disk := diskWorkspace(t, map[string]string{"AGENTS.md": "a"})
+	_, mem := memWorkspace(t, map[string]string{"AGENTS.md": "a"})
+	at := vfs.OpenWorkspace(vfs.OSAt(dir), "/Users/ana/ws")
+	defer at.Close()
+	for _, tt := range []struct {
+		ws             *vfs.Workspace
+		workspace, dir string
+	}{{disk, dir, dir}, {mem, "ws", ""}, {at, "/Users/ana/ws", dir}} {
+		var got Event
+		res := mustLoad(t, tt.ws, testOptions(func(o *Options) {
+			o.Hook = func(_ context.Context, ev Event) ([]Entry, error) { got = ev; return ev.Files, nil }
+		}))
+		assert.Equal(t, tt.workspace, got.Workspace)
+		assert.Equal(t, tt.dir, got.Dir)
+		assert.Equal(t, "a", res.Files[0].Content)
+	}
+}
+
 func TestLoadCanceled(t *testing.T) {
 	_, ws := memWorkspace(t, allFiles())
 	ctx, cancel := context.WithCancel(context.Background())

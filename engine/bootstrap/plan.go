@@ -202,6 +202,9 @@ func (p *plan) keepsPrivate() bool {
 func (p *plan) runHook(ctx context.Context, ws Reader, list []candidate) ([]candidate, error) {
 	ev := Event{Type: "agent", Action: "bootstrap", Workspace: ws.Root(), Session: p.opts.Session,
 		Files: make([]Entry, len(list))}
+	if d, ok := ws.(interface{ DiskDir() string }); ok {
+		ev.Dir = d.DiskDir()
+	}
 	before := map[Entry]bool{}
 	for i, c := range list {
 		ev.Files[i] = c.Entry
