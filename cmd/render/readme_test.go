@@ -37,7 +37,7 @@ import (
 //     they are illustrations, not samples.
 //
 // Paths under the repository root print as /path/to/sysprompt, HOME is an
-// empty folder, as on a fresh machine, and every path under /tmp/ lies in
+// empty folder, as on a fresh machine, PATH holds only git, and every path under /tmp/ lies in
 // a temporary folder of the test's, one per README. go test ./cmd/render
 // -run TestREADME -update rewrites the expected outputs.
 
@@ -67,6 +67,12 @@ func TestREADME(t *testing.T) {
 	require.NoError(t, err)
 	t.Chdir(root)
 	t.Setenv("HOME", t.TempDir())
+	// Skills are gated on the binaries they need: the examples need git,
+	// which every clone has, and whisper-cli, which the samples assume
+	// missing. PATH holds a stand-in git and nothing else.
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
+	t.Setenv("PATH", bin)
 	for _, name := range readmes {
 		checkReadme(t, root, name)
 	}
