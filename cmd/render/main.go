@@ -40,7 +40,7 @@
 //	-format F         text (default), json, anthropic (a Messages request body)
 //	                  or openai (a Responses request body)
 //	-model NAME       anthropic, openai: the body's model (default: runtime.model)
-//	-max-tokens N     anthropic: max_tokens (default 8192); openai: max_output_tokens
+//	-max-tokens N     anthropic: max_tokens (default 8192); openai: max_output_tokens (16 or more)
 //	-message TEXT     anthropic, openai: add one user message to the body
 //	-boundary=false   leave the cache boundary marker out of text output (text only)
 //	-o FILE           write to FILE instead of stdout; nothing is written on failure,

@@ -20,7 +20,7 @@ type providerFlags struct {
 
 func (p *providerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.model, "model", "", "anthropic, openai: the body's `MODEL` (default: the request's runtime.model)")
-	fs.IntVar(&p.maxTokens, "max-tokens", 0, fmt.Sprintf("`N` output tokens at most: anthropic max_tokens (default %d), openai max_output_tokens (default: unset)", provider.DefaultMaxTokens))
+	fs.IntVar(&p.maxTokens, "max-tokens", 0, fmt.Sprintf("`N` output tokens at most: anthropic max_tokens (default %d), openai max_output_tokens (default: unset; at least %d)", provider.DefaultMaxTokens, provider.MinOpenAIMaxTokens))
 	fs.Func("message", "anthropic, openai: add one user message with `TEXT`", func(text string) error {
 		if p.message != "" {
 			return errors.New("given twice; a body takes one user message, append the rest of the conversation yourself")
@@ -50,11 +50,19 @@ func (p *providerFlags) check(fs *flag.FlagSet, format string) error {
 		switch {
 		case name == "model" && p.model == "":
 			return &usageError{"-model: empty; leave it out to use the request's runtime.model"}
-		case name == "max-tokens" && p.maxTokens < 1:
-			return &usageError{fmt.Sprintf("-max-tokens %d: want at least 1", p.maxTokens)}
+		case name == "max-tokens" && p.maxTokens < minMaxTokens(format):
+			return &usageError{fmt.Sprintf("-max-tokens %d: want at least %d for -format %s", p.maxTokens, minMaxTokens(format), format)}
 		}
 	}
 	return nil
+}
+
+// minMaxTokens is the least -max-tokens the format's API takes.
+func minMaxTokens(format string) int {
+	if format == "openai" {
+		return provider.MinOpenAIMaxTokens
+	}
+	return 1
 }
 
 // write prints the request body of format for res.
@@ -75,8 +83,11 @@ func (p *providerFlags) write(w io.Writer, format string, res *engine.Result, rt
 	} else {
 		body, err = provider.OpenAI(res, rt, opts...)
 	}
-	if errors.Is(err, provider.ErrNoModel) || errors.Is(err, provider.ErrOtherProvider) {
+	switch {
+	case errors.Is(err, provider.ErrNoModel) || errors.Is(err, provider.ErrOtherProvider):
 		return fmt.Errorf("%w; -model NAME names one", err)
+	case errors.Is(err, provider.ErrHarness):
+		return fmt.Errorf("%w; use -format json to get the layers", err)
 	}
 	if err != nil {
 		return err

@@ -47,9 +47,8 @@ type AnthropicTool struct {
 //
 // A Messages request carries one system prompt, so the harness must have
 // one layer, named "system" (the embedded harness). The codex harness is
-// refused: it has no system layer, only what OpenClaw adds to Codex's
-// own model instructions (developer and collaboration layers), which an
-// OpenAI body carries as developer messages.
+// refused: its layers are additions for the Codex runtime, which sends
+// them with its own model instructions and AGENTS.md.
 //
 // With the cache mark on the stable block, Anthropic caches the tools and
 // the stable text, which are the same on every turn of a session.
@@ -59,11 +58,11 @@ func Anthropic(res *engine.Result, rt engine.Runtime, opts ...Option) (*Anthropi
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Layers) != 1 || res.Layers[0].Name != "system" {
-		return nil, a.errorf(ErrHarness, "harness %q has layers %s; a Messages request carries one system prompt, so it takes a harness whose only layer is \"system\" (such as embedded)%s",
-			res.Harness, layerNames(res.Layers), openAIHint(res.Layers))
+	system, err := a.systemLayer(res)
+	if err != nil {
+		return nil, err
 	}
-	body := &AnthropicRequest{MaxTokens: DefaultMaxTokens, System: systemBlocks(res.Layers[0]), Messages: []Message{}}
+	body := &AnthropicRequest{MaxTokens: DefaultMaxTokens, System: systemBlocks(system), Messages: []Message{}}
 	if body.Model, err = a.model(rt, o.model); err != nil {
 		return nil, err
 	}
@@ -92,14 +91,4 @@ func systemBlocks(l engine.Layer) []AnthropicTextBlock {
 		blocks = append(blocks, AnthropicTextBlock{Type: "text", Text: l.Dynamic})
 	}
 	return blocks
-}
-
-// openAIHint points to the OpenAI body when it can carry every layer.
-func openAIHint(layers []engine.Layer) string {
-	for _, l := range layers {
-		if _, ok := openAIRoles[l.Name]; !ok {
-			return ""
-		}
-	}
-	return "; an openai request carries these layers"
 }

@@ -36,7 +36,8 @@ var (
 	ErrHarness = errors.New("harness not carried by this API")
 	// ErrTool: a tool's name or schema is one the API refuses.
 	ErrTool = errors.New("tool not accepted by this API")
-	// ErrOption: an option's value is out of range.
+	// ErrOption: an argument is out of range: a nil result, or a max
+	// tokens value the API refuses.
 	ErrOption = errors.New("bad option")
 )
 
@@ -44,6 +45,10 @@ var (
 // none: room for a long answer or a large file written through a tool,
 // and within the output limit of every Claude 4 model.
 const DefaultMaxTokens = 8192
+
+// MinOpenAIMaxTokens is the least max_output_tokens the Responses API
+// accepts; Anthropic's max_tokens takes any positive value.
+const MinOpenAIMaxTokens = 16
 
 // Message is one turn of the conversation, {"role", "content"}, a shape
 // both APIs accept: Content is a string or the API's own list of content
@@ -69,8 +74,9 @@ type options struct {
 // runtime.model.
 func Model(name string) Option { return func(o *options) { o.model = name } }
 
-// MaxTokens sets Anthropic's max_tokens (default DefaultMaxTokens) and
-// OpenAI's max_output_tokens (left out by default).
+// MaxTokens sets Anthropic's max_tokens (default DefaultMaxTokens; at
+// least 1) and OpenAI's max_output_tokens (left out by default; at least
+// MinOpenAIMaxTokens).
 func MaxTokens(n int) Option {
 	return func(o *options) { o.maxTokens, o.maxTokensSet = n, true }
 }
@@ -81,18 +87,23 @@ func Messages(msgs ...Message) Option {
 	return func(o *options) { o.messages = append(o.messages, msgs...) }
 }
 
-// api is one provider API: its name in errors and the runtime.provider
-// values (and model prefixes) that reach it.
+// api is one provider API: its name in errors, the runtime.provider
+// values (and model prefixes) that reach it, the least max tokens it
+// takes and where it puts the system prompt.
 type api struct {
-	name      string
-	providers []string
+	name         string
+	providers    []string
+	minMaxTokens int
+	promptField  string
 }
 
 var (
-	anthropicAPI = api{name: "anthropic", providers: []string{"anthropic"}}
+	anthropicAPI = api{name: "anthropic", providers: []string{"anthropic"}, minMaxTokens: 1,
+		promptField: "a Messages request carries one system prompt"}
 	// codex is how requests name OpenAI's Codex provider (the gpt5
 	// overlay in templates/overlays matches the same two).
-	openaiAPI = api{name: "openai", providers: []string{"openai", "codex"}}
+	openaiAPI = api{name: "openai", providers: []string{"openai", "codex"}, minMaxTokens: MinOpenAIMaxTokens,
+		promptField: "a Responses request carries one system prompt, as instructions"}
 )
 
 func (a api) serves(provider string) bool {
@@ -120,19 +131,34 @@ func (a api) errorf(kind error, format string, args ...any) error {
 }
 
 // build applies opts and checks what every body needs: a result and a
-// max-tokens value that is positive when given.
+// max-tokens value the API takes, when given.
 func (a api) build(res *engine.Result, opts []Option) (options, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if res == nil {
-		return o, fmt.Errorf("%s request: no result to build it from", a.name)
+		return o, a.errorf(ErrOption, "no result to build it from")
 	}
-	if o.maxTokensSet && o.maxTokens < 1 {
-		return o, a.errorf(ErrOption, "max tokens %d: want at least 1", o.maxTokens)
+	if o.maxTokensSet && o.maxTokens < a.minMaxTokens {
+		return o, a.errorf(ErrOption, "max tokens %d: want at least %d", o.maxTokens, a.minMaxTokens)
 	}
 	return o, nil
+}
+
+// systemLayer is the result's one layer, which must be named "system":
+// both bodies have one place for the prompt, and a layer moved to
+// another place would change what it means to the model.
+func (a api) systemLayer(res *engine.Result) (engine.Layer, error) {
+	if len(res.Layers) == 1 && res.Layers[0].Name == "system" {
+		return res.Layers[0], nil
+	}
+	why := ""
+	if res.Harness == "codex" {
+		why = "; the codex harness's developer and collaboration layers are for the Codex runtime, which sends its own instructions and AGENTS.md with them"
+	}
+	return engine.Layer{}, a.errorf(ErrHarness, "harness %q has layers %s; %s, so it takes a harness whose only layer is \"system\" (such as embedded)%s",
+		res.Harness, layerNames(res.Layers), a.promptField, why)
 }
 
 // model picks the model: the caller's, or runtime.model when it names

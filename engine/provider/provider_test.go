@@ -239,21 +239,24 @@ func TestRefusals(t *testing.T) {
 		wantErr error
 		wantMsg string
 	}{
-		{name: "no result", apis: both, wantMsg: "request: no result to build it from"},
-		{name: "zero max tokens", apis: both, res: turn(), opts: []provider.Option{provider.MaxTokens(0)}, wantErr: provider.ErrOption, wantMsg: "max tokens 0: want at least 1"},
+		{name: "no result", apis: both, wantErr: provider.ErrOption, wantMsg: "request: no result to build it from"},
+		{name: "zero max tokens", apis: []string{"anthropic"}, res: turn(), opts: []provider.Option{provider.MaxTokens(0)}, wantErr: provider.ErrOption, wantMsg: "max tokens 0: want at least 1"},
 		{name: "negative max tokens", apis: both, res: turn(), opts: []provider.Option{provider.MaxTokens(-5)}, wantErr: provider.ErrOption, wantMsg: "max tokens -5"},
+		{name: "max output tokens under 16", apis: []string{"openai"}, res: turn(), opts: []provider.Option{provider.MaxTokens(15)}, wantErr: provider.ErrOption, wantMsg: "max tokens 15: want at least 16"},
 		{name: "nameless tool", apis: both, res: withTool(engine.Tool{Description: "x"}), wantErr: provider.ErrTool, wantMsg: `tools[2] "": a tool needs a name`},
 		{name: "space in a name", apis: both, res: withTool(engine.Tool{Name: " exec"}), wantErr: provider.ErrTool, wantMsg: `tools[2] " exec": name holds ' '`},
 		{name: "long name", apis: both, res: withTool(engine.Tool{Name: strings.Repeat("x", 65)}), wantErr: provider.ErrTool, wantMsg: "name is 65 bytes long, over 64"},
 		{name: "string schema", apis: both, res: withTool(engine.Tool{Name: "t", Schema: map[string]any{"type": "string"}}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema type is "string"; a tool's parameters must be a schema of "type": "object"`},
 		{name: "schema without a type", apis: both, res: withTool(engine.Tool{Name: "t", Schema: map[string]any{"properties": map[string]any{}}}), wantErr: provider.ErrTool, wantMsg: "schema type is missing"},
 		{name: "schema JSON cannot hold", apis: both, res: withTool(engine.Tool{Name: "t", Schema: map[string]any{"type": "object", "maximum": math.Inf(1)}}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema cannot be encoded as JSON: json: unsupported value: +Inf`},
-		{name: "codex for anthropic", apis: []string{"anthropic"}, res: withLayers("codex", "developer", "collaboration"), wantErr: provider.ErrHarness,
-			wantMsg: `anthropic request: harness "codex" has layers developer, collaboration; a Messages request carries one system prompt, so it takes a harness whose only layer is "system" (such as embedded); an openai request carries these layers`},
-		{name: "extra layer for anthropic", apis: []string{"anthropic"}, res: withLayers("mine", "system", "notes"), wantErr: provider.ErrHarness, wantMsg: `harness "mine" has layers system, notes; a Messages request`},
-		{name: "no layers for anthropic", apis: []string{"anthropic"}, res: withLayers("empty"), wantErr: provider.ErrHarness, wantMsg: `harness "empty" has layers (none)`},
-		{name: "unknown layer for openai", apis: []string{"openai"}, res: withLayers("mine", "system", "notes"), wantErr: provider.ErrHarness, wantMsg: `openai request: layer "notes" of harness "mine" has no place in a Responses request`},
-		{name: "two system layers for openai", apis: []string{"openai"}, res: withLayers("mine", "system", "system"), wantErr: provider.ErrHarness, wantMsg: `harness "mine" has two system layers`},
+		{name: "codex", apis: []string{"anthropic"}, res: withLayers("codex", "developer", "collaboration"), wantErr: provider.ErrHarness,
+			wantMsg: `anthropic request: harness "codex" has layers developer, collaboration; a Messages request carries one system prompt, so it takes a harness whose only layer is "system" (such as embedded); the codex harness's developer and collaboration layers are for the Codex runtime, which sends its own instructions and AGENTS.md with them`},
+		{name: "codex", apis: []string{"openai"}, res: withLayers("codex", "developer", "collaboration"), wantErr: provider.ErrHarness,
+			wantMsg: `openai request: harness "codex" has layers developer, collaboration; a Responses request carries one system prompt, as instructions, so it takes a harness whose only layer is "system" (such as embedded); the codex harness's developer and collaboration layers are for the Codex runtime, which sends its own instructions and AGENTS.md with them`},
+		{name: "extra layer", apis: both, res: withLayers("mine", "system", "notes"), wantErr: provider.ErrHarness, wantMsg: `harness "mine" has layers system, notes; a `},
+		{name: "two system layers", apis: both, res: withLayers("mine", "system", "system"), wantErr: provider.ErrHarness, wantMsg: `harness "mine" has layers system, system;`},
+		{name: "developer layer only", apis: both, res: withLayers("mine", "developer"), wantErr: provider.ErrHarness, wantMsg: `harness "mine" has layers developer; a `},
+		{name: "no layers", apis: both, res: withLayers("empty"), wantErr: provider.ErrHarness, wantMsg: `harness "empty" has layers (none)`},
 	}
 	for _, tt := range tests {
 		for _, api := range tt.apis {
@@ -301,13 +304,11 @@ func TestCacheKey(t *testing.T) {
 		assert.Equal(t, base, openAIKey(t, res), "edit %d keeps the stable prefix", i)
 	}
 	differ := map[string]func(*engine.Result){
-		"stable text":   func(r *engine.Result) { r.Layers[0].StableSHA256 = "bb" },
-		"layer name":    func(r *engine.Result) { r.Layers[0].Name = "developer" },
-		"tool schema":   func(r *engine.Result) { r.Tools[1].Schema = map[string]any{"type": "object", "required": []any{}} },
-		"tool order":    func(r *engine.Result) { r.Tools[0], r.Tools[1] = r.Tools[1], r.Tools[0] },
-		"no tools":      func(r *engine.Result) { r.Tools = nil },
-		"description":   func(r *engine.Result) { r.Tools[0].Description = "Read." },
-		"another layer": func(r *engine.Result) { r.Layers = append(r.Layers, engine.Layer{Name: "developer"}) },
+		"stable text": func(r *engine.Result) { r.Layers[0].StableSHA256 = "bb" },
+		"tool schema": func(r *engine.Result) { r.Tools[1].Schema = map[string]any{"type": "object", "required": []any{}} },
+		"tool order":  func(r *engine.Result) { r.Tools[0], r.Tools[1] = r.Tools[1], r.Tools[0] },
+		"no tools":    func(r *engine.Result) { r.Tools = nil },
+		"description": func(r *engine.Result) { r.Tools[0].Description = "Read." },
 	}
 	seen := map[string]string{base: "base"}
 	for name, edit := range differ {
@@ -367,31 +368,27 @@ func TestBodiesOfTheExampleTurn(t *testing.T) {
 	}
 }
 
-// The codex harness has no system layer: an OpenAI body has no
-// instructions and carries both layers as developer messages, in order.
-func TestOpenAICodexLayers(t *testing.T) {
+// The codex harness's layers go with Codex's own instructions and
+// AGENTS.md, which only the Codex runtime sends: both bodies refuse the
+// shipped codex example, whatever the model, and the "Codex" harness
+// hint appears only for that harness.
+func TestCodexRefused(t *testing.T) {
 	res, req := exampleTurn(t, "codex.toml")
 	require.Len(t, res.Layers, 2)
-	hello := provider.Message{Role: "user", Content: "Hello"}
-	o, err := provider.OpenAI(res, req.Runtime, provider.Messages(hello))
-	require.NoError(t, err)
-	assert.Equal(t, "gpt-5.5", o.Model)
-	assert.Empty(t, o.Instructions)
-	require.Len(t, o.Input, 3)
-	for i, l := range res.Layers {
-		msg, ok := o.Input[i].(provider.Message)
-		require.True(t, ok, "input[%d] is %T", i, o.Input[i])
-		assert.Equal(t, "developer", msg.Role)
-		assert.Equal(t, strings.TrimSuffix(l.TextWithoutBoundary(), "\n"), msg.Content, l.Name)
-	}
-	assert.Equal(t, hello, o.Input[2], "the conversation comes after the layers")
-
+	_, err := provider.OpenAI(res, req.Runtime)
+	require.ErrorIs(t, err, provider.ErrHarness)
+	assert.Contains(t, err.Error(), "AGENTS.md")
 	_, err = provider.Anthropic(res, req.Runtime, provider.Model("claude-sonnet-4-5"))
 	require.ErrorIs(t, err, provider.ErrHarness, "no model makes a codex result fit a Messages request")
+
+	res.Harness = "mine"
+	_, err = provider.OpenAI(res, req.Runtime)
+	require.ErrorIs(t, err, provider.ErrHarness)
+	assert.NotContains(t, err.Error(), "Codex")
 }
 
 // An empty tier gets no block (the API refuses empty text); an empty
-// developer layer gets no message.
+// system layer gets no instructions.
 func TestEmptyParts(t *testing.T) {
 	res := turn()
 	res.Layers[0].Dynamic = ""
@@ -406,10 +403,10 @@ func TestEmptyParts(t *testing.T) {
 	assert.Empty(t, a.System)
 	assert.NotContains(t, marshal(t, a), `"system"`)
 
-	res.Layers = []engine.Layer{{Name: "developer"}, {Name: "collaboration", Dynamic: "Reply in the chat."}}
 	o, err := provider.OpenAI(res, engine.Runtime{Model: "gpt-5"})
 	require.NoError(t, err)
-	assert.Equal(t, []any{provider.Message{Role: "developer", Content: "Reply in the chat."}}, o.Input)
+	assert.NotContains(t, marshal(t, o), `"instructions"`)
+	assert.Equal(t, []any{}, o.Input)
 }
 
 // The body does not share the caller's schema maps: it holds their
