@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,16 +65,10 @@ func attrStr(n *html.Node, key string) string {
 	return v
 }
 
-// cells is the text of a table row's cells.
-func cells(row *html.Node) []string {
-	var out []string
-	for _, c := range pagetest.Children(row) {
-		out = append(out, strings.TrimSpace(pagetest.Text(c)))
-	}
-	return out
-}
-
-// The page shows the numbers report json gives, for every example.
+// The page shows the numbers report json gives, for every example: in
+// its data- attributes, and in the text people read, formatted as the
+// page formats them (report.Thousands), since a template can fill the
+// two from different fields.
 func TestReportHTMLMatchesJSON(t *testing.T) {
 	for name, args := range examplePages(t) {
 		t.Run(name, func(t *testing.T) {
@@ -107,7 +102,27 @@ func checkTotals(t *testing.T, rep report.Report, doc *html.Node) {
 		cached += l.Stable.Tokens
 	}
 	assert.Equal(t, cached, attrInt(t, totals, "data-cached-tokens"))
-	assert.Contains(t, pagetest.Text(totals), num(rep.Total.Tokens))
+	cards := pagetest.Cards(t, totals)
+	assert.Len(t, cards, 4)
+	assert.Equal(t, num(rep.Total.Tokens)+" tokens", cards["Prompt"])
+	assert.True(t, strings.HasPrefix(cards["Cacheable prefix"], num(cached)+" tokens · "), cards["Cacheable prefix"])
+	assert.Equal(t, num(rep.Total.Chars)+" chars", cards["Prompt text"])
+	assert.Equal(t, num(rep.Total.Chars+rep.Tools.SchemaChars)+" chars", cards["With tool schemas"])
+}
+
+// checkLayerText reads the figures and the legend shown above a layer's
+// bar.
+func checkLayerText(t *testing.T, layer report.LayerReport, sections int, article *html.Node) {
+	t.Helper()
+	figures := pagetest.All(article, pagetest.WithClass("figures"))
+	require.Len(t, figures, 1)
+	assert.Equal(t, fmt.Sprintf("%s tokens · %s chars · %d sections", num(layer.Total.Tokens), num(layer.Total.Chars), sections), pagetest.Text(figures[0]))
+	legends := pagetest.All(article, pagetest.WithClass("legend"))
+	require.Len(t, legends, 1)
+	keys := pagetest.Children(legends[0])
+	require.Len(t, keys, 2)
+	assert.True(t, strings.HasPrefix(pagetest.Text(keys[0]), "stable prefix: "+num(layer.Stable.Tokens)+" tokens ("), pagetest.Text(keys[0]))
+	assert.True(t, strings.HasPrefix(pagetest.Text(keys[1]), "dynamic: "+num(layer.Dynamic.Tokens)+" tokens ("), pagetest.Text(keys[1]))
 }
 
 // checkBars reads each layer's bar: its sections in order, stable ones
@@ -123,6 +138,7 @@ func checkBars(t *testing.T, rep report.Report, doc *html.Node) {
 		assert.Equal(t, layer.Total.Tokens, attrInt(t, article, "data-total-tokens"))
 		assert.Equal(t, layer.Stable.Tokens, attrInt(t, article, "data-stable-tokens"))
 		assert.Equal(t, layer.Dynamic.Tokens, attrInt(t, article, "data-dynamic-tokens"))
+		checkLayerText(t, layer, len(pagetest.All(bar, pagetest.WithClass("seg"))), article)
 		boundaries := 0
 		for _, child := range pagetest.Children(bar) {
 			if pagetest.WithClass("boundary")(child) {
@@ -158,7 +174,7 @@ func checkSectionTable(t *testing.T, rep report.Report, doc *html.Node) {
 		got := sectionFrom(t, row)
 		got.Overridden = want.Overridden // shown as a tag, checked below
 		assert.Equal(t, want, got)
-		c := cells(row)
+		c := pagetest.Cells(row)
 		require.Len(t, c, 6)
 		assert.Equal(t, want.ID+map[bool]string{true: "override", false: ""}[want.Overridden], c[1])
 		assert.Equal(t, []string{string(want.Tier), num(want.Chars), num(want.Tokens)}, c[2:5])
@@ -173,6 +189,10 @@ func checkFiles(t *testing.T, rep report.Report, doc *html.Node) {
 	assert.Equal(t, b.RawChars, attrInt(t, sec, "data-raw-chars"))
 	assert.Equal(t, b.InjectedChars, attrInt(t, sec, "data-injected-chars"))
 	assert.Equal(t, b.Truncated, attrInt(t, sec, "data-truncated"))
+	hint := pagetest.All(sec, pagetest.WithClass("hint"))
+	require.Len(t, hint, 1)
+	assert.Contains(t, pagetest.Text(hint[0]), fmt.Sprintf("Budget: %s chars per file, %s in total. Injected %s of %s raw chars",
+		num(b.MaxChars), num(b.TotalMaxChars), num(b.InjectedChars), num(b.RawChars)))
 	rows := pagetest.All(doc, pagetest.WithAttr("data-file"))
 	require.Len(t, rows, len(b.Files))
 	for i, row := range rows {
@@ -181,7 +201,7 @@ func checkFiles(t *testing.T, rep report.Report, doc *html.Node) {
 		assert.Equal(t, f.Status, attrStr(row, "data-status"))
 		assert.Equal(t, f.RawChars, attrInt(t, row, "data-raw-chars"))
 		assert.Equal(t, f.InjectedChars, attrInt(t, row, "data-injected-chars"))
-		c := cells(row)
+		c := pagetest.Cells(row)
 		require.Len(t, c, 6)
 		assert.Equal(t, []string{f.Status, num(f.RawChars), num(f.InjectedChars)}, c[1:4], f.Name)
 		if f.Reason != "" && f.Status != "OK" {
@@ -200,11 +220,17 @@ func checkSkills(t *testing.T, rep report.Report, doc *html.Node) {
 	assert.Equal(t, sk.Eligible, attrInt(t, sec, "data-eligible"))
 	assert.Equal(t, sk.Listed, attrInt(t, sec, "data-listed"))
 	assert.Equal(t, sk.CatalogChars, attrInt(t, sec, "data-catalog-chars"))
+	cards := pagetest.All(sec, pagetest.WithClass("cards"))
+	require.Len(t, cards, 1)
+	assert.Equal(t, map[string]string{"Found": num(sk.Found), "Eligible": num(sk.Eligible), "Listed": num(sk.Listed),
+		"Catalog": num(sk.CatalogChars) + " chars"}, pagetest.Cards(t, cards[0]))
 	rows := pagetest.All(doc, pagetest.WithAttr("data-skill"))
 	require.Len(t, rows, len(sk.Entries))
 	for i, row := range rows {
-		assert.Equal(t, sk.Entries[i].Name, attrStr(row, "data-skill"))
-		assert.Equal(t, sk.Entries[i].BlockChars, attrInt(t, row, "data-block-chars"))
+		e := sk.Entries[i]
+		assert.Equal(t, e.Name, attrStr(row, "data-skill"))
+		assert.Equal(t, e.BlockChars, attrInt(t, row, "data-block-chars"))
+		assert.Equal(t, []string{e.Name, e.Location, num(e.BlockChars)}, pagetest.Cells(row)[:3])
 	}
 	assert.Len(t, pagetest.All(doc, pagetest.WithAttr("data-skipped-skill")), len(sk.Skipped))
 }
@@ -215,6 +241,10 @@ func checkTools(t *testing.T, rep report.Report, doc *html.Node) {
 	assert.Equal(t, len(tl.Entries), attrInt(t, sec, "data-count"))
 	assert.Equal(t, tl.DescriptionChars, attrInt(t, sec, "data-description-chars"))
 	assert.Equal(t, tl.SchemaChars, attrInt(t, sec, "data-schema-chars"))
+	hint := pagetest.All(sec, pagetest.WithClass("hint"))
+	require.Len(t, hint, 1)
+	assert.True(t, strings.HasPrefix(pagetest.Text(hint[0]), fmt.Sprintf("%d tools. Descriptions (%s chars) are prompt text; JSON schemas (%s chars)",
+		len(tl.Entries), num(tl.DescriptionChars), num(tl.SchemaChars))), pagetest.Text(hint[0]))
 	rows := pagetest.All(doc, pagetest.WithAttr("data-tool"))
 	require.Len(t, rows, len(tl.Entries))
 	for i, row := range rows {
@@ -222,7 +252,7 @@ func checkTools(t *testing.T, rep report.Report, doc *html.Node) {
 		assert.Equal(t, e.Name, attrStr(row, "data-tool"))
 		assert.Equal(t, e.DescriptionChars, attrInt(t, row, "data-description-chars"))
 		assert.Equal(t, e.SchemaChars, attrInt(t, row, "data-schema-chars"))
-		assert.Equal(t, []string{e.Name, num(e.DescriptionChars), num(e.SchemaChars)}, cells(row)[:3])
+		assert.Equal(t, []string{e.Name, num(e.DescriptionChars), num(e.SchemaChars)}, pagetest.Cells(row)[:3])
 	}
 }
 
@@ -238,6 +268,7 @@ func checkPrefixes(t *testing.T, rep report.Report, doc *html.Node) {
 		assert.Equal(t, l.Name, attrStr(row, "data-layer"))
 		assert.Equal(t, l.Stable.Chars, attrInt(t, row, "data-stable-chars"))
 		assert.Equal(t, l.Stable.Tokens, attrInt(t, row, "data-stable-tokens"))
+		assert.Equal(t, []string{l.Name, num(l.Stable.Chars), num(l.Stable.Tokens), l.StableSHA256}, pagetest.Cells(row))
 	}
 }
 

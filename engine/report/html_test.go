@@ -107,6 +107,34 @@ func TestHTMLSegmentLabels(t *testing.T) {
 	assert.Equal(t, "flex-grow: 899", style)
 }
 
+// The text people read shows the report's numbers, each from its own
+// field: the figures differ, so a cell filled from the wrong one fails.
+func TestHTMLShowsTheNumbers(t *testing.T) {
+	r := hostileReport()
+	r.Skills.Found, r.Tools.SchemaChars = 1200, 2345
+	doc := pagetest.Parse(t, writePage(t, r))
+	assert.Equal(t, map[string]string{"Prompt": "1,000 tokens", "Cacheable prefix": "900 tokens · 90.0%",
+		"Prompt text": "4,000 chars", "With tool schemas": "6,345 chars"}, pagetest.Cards(t, pagetest.ByID(t, doc, "totals")))
+	figures := pagetest.All(doc, pagetest.WithClass("figures"))
+	require.Len(t, figures, 1)
+	assert.Equal(t, "1,000 tokens · 4,000 chars · 3 sections", pagetest.Text(figures[0]))
+	legend := pagetest.All(doc, pagetest.WithClass("legend"))
+	require.NotEmpty(t, legend)
+	assert.Equal(t, "stable prefix: 900 tokens (90.0%)dynamic: 100 tokens (10.0%)", pagetest.Text(legend[0]))
+	rows := pagetest.All(doc, pagetest.Tag("tr", "data-section"))
+	require.Len(t, rows, 3)
+	assert.Equal(t, []string{"", "big", "stable", "3,596", "899", "89.9%"}, pagetest.Cells(rows[0]))
+	files := pagetest.All(doc, pagetest.WithAttr("data-file"))
+	require.Len(t, files, 1)
+	assert.Equal(t, []string{hostile, "TRUNCATED", "300", "100", "", "per-file limit"}, pagetest.Cells(files[0]))
+	skills := pagetest.All(pagetest.ByID(t, doc, "skills"), pagetest.WithClass("cards"))
+	require.Len(t, skills, 1)
+	assert.Equal(t, map[string]string{"Found": "1,200", "Eligible": "1", "Listed": "1", "Catalog": "50 chars"}, pagetest.Cards(t, skills[0]))
+	prefix := pagetest.All(pagetest.ByID(t, doc, "prefix"), pagetest.Tag("tr", "data-layer"))
+	require.Len(t, prefix, 1)
+	assert.Equal(t, []string{"system", "3,600", "900", "ab12"}, pagetest.Cells(prefix[0]))
+}
+
 // A report with nothing in it still makes a whole page.
 func TestHTMLEmptyReport(t *testing.T) {
 	page := writePage(t, report.Report{})

@@ -90,6 +90,37 @@ func Text(n *html.Node) string {
 	return b.String()
 }
 
+// Cells is the text of a table row's cells, trimmed: what people read in
+// the row.
+func Cells(row *html.Node) []string {
+	var out []string
+	for _, c := range Children(row) {
+		out = append(out, strings.TrimSpace(Text(c)))
+	}
+	return out
+}
+
+// Cards maps each card's label (<dt>) in a <dl class="cards"> to the
+// value shown under it (<dd>), as people read them.
+func Cards(t *testing.T, dl *html.Node) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, card := range Children(dl) {
+		var label, value string
+		for _, c := range Children(card) {
+			switch c.Data {
+			case "dt":
+				label = Text(c)
+			case "dd":
+				value = Text(c)
+			}
+		}
+		require.NotContains(t, out, label, "two cards labelled %q", label)
+		out[label] = value
+	}
+	return out
+}
+
 // Children returns n's child elements.
 func Children(n *html.Node) []*html.Node {
 	var out []*html.Node
