@@ -59,7 +59,8 @@ func screenshotDir(t *testing.T) string {
 }
 
 // startBrowser starts headless Chromium with a fresh profile and nothing
-// that reaches for the network on its own.
+// that reaches for the network on its own. Its TMPDIR is a test folder,
+// so the scratch folders it makes there go with the test.
 func startBrowser(t *testing.T) context.Context {
 	path := chromiumPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), browserBound)
@@ -72,14 +73,20 @@ func startBrowser(t *testing.T) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Env("TMPDIR="+t.TempDir()),
 		chromedp.WindowSize(1200, 900),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	t.Cleanup(cancelAlloc)
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
 	// Cleanups run last first: the browser exits before its profile
-	// folder is removed.
-	t.Cleanup(cancelBrowser)
+	// folder is removed. chromedp.Cancel asks the browser to close and
+	// waits for it, so Chromium removes its own scratch folders and
+	// reaps its children; cancelling the context alone kills it.
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(browserCtx)
+		cancelBrowser()
+	})
 	require.NoError(t, chromedp.Do(browserCtx), "starting %s", path)
 	return browserCtx
 }
