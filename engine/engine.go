@@ -90,7 +90,9 @@ func WithConfig(c *config.Config) Option { return func(o *options) { o.config = 
 // vfs.OS() (or an *afero.OsFs) for the real disk: its workspaces are read
 // through an os.Root, free of check-then-open races. vfs.OSAt(dir) reads
 // the folder dir while the prompt shows the workspace path the request
-// or config gives, so where the files sit does not change the prompt.
+// or config gives, so where the files sit does not change the prompt;
+// with no workspace path in either, no workspace is opened and OSAt's
+// folder is not read.
 func WithFS(fsys afero.Fs) Option { return func(o *options) { o.fs = fsys } }
 
 // WithWarningStore sets where seen truncation signatures are kept for the

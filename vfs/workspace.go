@@ -68,7 +68,10 @@ func OS() afero.Fs { return osFS{Fs: afero.NewReadOnlyFs(afero.NewOsFs())} }
 // happen to be. An empty dir is the current folder.
 //
 // Only workspaces are pinned to dir: as an afero.Fs it is the whole disk,
-// read-only, like OS.
+// read-only, like OS. The engine opens a workspace only when the request
+// or the config names a workspace path, so OSAt given to an engine with
+// neither reads nothing; the render CLI, which uses OSAt for -workspace,
+// always fills one in.
 func OSAt(dir string) afero.Fs {
 	return osFS{Fs: afero.NewReadOnlyFs(afero.NewOsFs()), at: cmp.Or(dir, ".")}
 }
