@@ -207,7 +207,7 @@ func writeBootstrap(w io.Writer, b report.BootstrapReport) {
 		if f.Reason != "" && f.Status != "OK" && f.Status != "TRUNCATED" {
 			cause = f.Reason + mark(len(f.Causes) > 1, " (over the per-file limit too)")
 		}
-		g.add(f.Name, f.Status, num(f.RawChars), num(f.InjectedChars), cause+mark(f.NearLimit, " (near limit)"))
+		g.add(f.Name, f.Status, num(f.RawChars), num(f.InjectedChars), cause+mark(f.ShowNearLimit(), " (near limit)"))
 		if f.BoundaryMarkers > 0 {
 			marked = append(marked, f.Name)
 		}

@@ -111,6 +111,17 @@ func TestReportCommand(t *testing.T) {
 	assert.Regexp(t, `SOUL\.md\s+MISSING`, out)
 	assert.Regexp(t, `read\s+12\s+17`, out)
 
+	// A file cut to the limit is past it: its cause names the limit and
+	// says nothing of being near it, in the list as on the page.
+	require.NoError(t, os.WriteFile(p("ws/SOUL.md"), []byte(strings.Repeat("y", 1500)), 0o644))
+	code, out, errOut = cli("report", "list", "-workspace", p("ws"), "-request", p("r.toml"), "-config", p("c.toml"))
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `SOUL\.md\s+TRUNCATED\s+1,500\s+[0-9,]+\s+per-file limit\n`, out)
+	code, out, errOut = cli("report", "html", "-workspace", p("ws"), "-request", p("r.toml"), "-config", p("c.toml"))
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `<td class="cause">per-file limit</td>`, out)
+	require.NoError(t, os.Remove(p("ws/SOUL.md")))
+
 	code, out, _ = cli("report", "json", "-tokenizer", "cl100k", "-workspace", p("ws"), "-request", p("r.toml"))
 	require.Equal(t, 0, code)
 	var rep report.Report

@@ -189,7 +189,7 @@ func fileCause(f FileReport) string {
 	} else if len(f.Causes) > 0 {
 		parts = append(parts, strings.Join(f.Causes, " and "))
 	}
-	if f.NearLimit {
+	if f.ShowNearLimit() {
 		parts = append(parts, "near the per-file limit")
 	}
 	if f.BoundaryMarkers > 0 {

@@ -33,7 +33,7 @@ func hostileReport() report.Report {
 		Omitted: []engine.Omission{{ID: hostile, Layer: "system", Reason: hostile}},
 		Bootstrap: report.BootstrapReport{MaxChars: 100, TotalMaxChars: 200, RawChars: 300, InjectedChars: 100, Truncated: 1,
 			Files: []report.FileReport{{Name: hostile, Path: "/ws/" + hostile, Status: "TRUNCATED", RawChars: 300, InjectedChars: 100,
-				Causes: []string{"per-file limit"}}}},
+				Causes: []string{"per-file limit"}, NearLimit: true}}},
 		Skills: report.SkillsReport{Found: 2, Eligible: 1, Listed: 1, CatalogChars: 50, Descriptions: true, Note: hostile,
 			Entries: []report.SkillBlock{{Name: hostile, Location: hostile, BlockChars: 50}},
 			Skipped: []skills.Skipped{{Name: hostile, Location: hostile, Reason: hostile}}},
@@ -126,7 +126,8 @@ func TestHTMLShowsTheNumbers(t *testing.T) {
 	assert.Equal(t, []string{"", "big", "stable", "3,596", "899", "89.9%"}, pagetest.Cells(rows[0]))
 	files := pagetest.All(doc, pagetest.WithAttr("data-file"))
 	require.Len(t, files, 1)
-	assert.Equal(t, []string{hostile, "TRUNCATED", "300", "100", "", "per-file limit"}, pagetest.Cells(files[0]))
+	assert.Equal(t, []string{hostile, "TRUNCATED", "300", "100", "", "per-file limit"}, pagetest.Cells(files[0]),
+		"a truncated file is past its limit, not near it")
 	skills := pagetest.All(pagetest.ByID(t, doc, "skills"), pagetest.WithClass("cards"))
 	require.Len(t, skills, 1)
 	assert.Equal(t, map[string]string{"Found": "1,200", "Eligible": "1", "Listed": "1", "Catalog": "50 chars"}, pagetest.Cards(t, skills[0]))

@@ -97,6 +97,11 @@ type FileReport struct {
 	BoundaryMarkers int `json:"boundary_markers,omitempty"`
 }
 
+// ShowNearLimit says whether a view notes that the file is near its
+// limit: only when it was not cut, since a truncated file's cause
+// already names the limit it reached.
+func (f FileReport) ShowNearLimit() bool { return f.NearLimit && f.Status != "TRUNCATED" }
+
 // LayerReport sizes one layer and its stable prefix.
 type LayerReport struct {
 	Name         string `json:"name"`
