@@ -2,24 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// setExamples points $EXAMPLES at the repository's examples folder, so
-// scripts run the shipped requests and workspace as they are.
-func setExamples(env *testscript.Env) error {
-	dir, err := filepath.Abs("../../examples")
-	if err != nil {
-		return err
-	}
-	env.Setenv("EXAMPLES", dir)
-	return nil
-}
 
 // openAIBody renders an example request as an OpenAI body.
 func openAIBody(t *testing.T, request string, extra ...string) (key string, instructions string) {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,6 +31,17 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:      *update,
 		Setup:              func(env *testscript.Env) error { return errors.Join(raceExitQuickly(env), setExamples(env)) },
 	})
+}
+
+// setExamples points $EXAMPLES at the repository's examples folder, so
+// scripts run the shipped requests and workspace as they are.
+func setExamples(env *testscript.Env) error {
+	dir, err := filepath.Abs("../../examples")
+	if err != nil {
+		return err
+	}
+	env.Setenv("EXAMPLES", dir)
+	return nil
 }
 
 // raceExitQuickly cuts the sleep a -race binary takes when it exits (1 s
