@@ -210,12 +210,17 @@ func (c *common) requestFrom(name string, stdin io.Reader) (engine.Request, erro
 			return req, err
 		}
 	}
+	return req, c.override(&req)
+}
+
+// override applies the flags that override request fields.
+func (c *common) override(req *engine.Request) error {
 	if c.mode != "" {
 		switch engine.Mode(c.mode) {
 		case engine.ModeFull, engine.ModeMinimal, engine.ModeNone:
 			req.Mode = engine.Mode(c.mode)
 		default:
-			return req, &usageError{fmt.Sprintf("-mode %q: want full, minimal or none", c.mode)}
+			return &usageError{fmt.Sprintf("-mode %q: want full, minimal or none", c.mode)}
 		}
 	}
 	if c.harness != "" {
@@ -227,7 +232,7 @@ func (c *common) requestFrom(name string, stdin io.Reader) (engine.Request, erro
 	if c.workspaceAbs != "" {
 		req.Workspace.Path = c.workspaceAbs
 	}
-	return req, nil
+	return nil
 }
 
 // engine compiles the pack with the options the flags describe.
@@ -477,13 +482,16 @@ type jsonLayer struct {
 	Sections     []jsonSection `json:"sections"`
 }
 
-func writeJSON(w io.Writer, res *engine.Result) error {
-	doc := struct {
-		Mode     string      `json:"mode"`
-		Harness  string      `json:"harness"`
-		Boundary string      `json:"boundary"`
-		Layers   []jsonLayer `json:"layers"`
-	}{Mode: string(res.Mode), Harness: res.Harness, Boundary: res.Boundary}
+// renderDoc is the document -format json prints for a render.
+type renderDoc struct {
+	Mode     string      `json:"mode"`
+	Harness  string      `json:"harness"`
+	Boundary string      `json:"boundary"`
+	Layers   []jsonLayer `json:"layers"`
+}
+
+func renderDocument(res *engine.Result) renderDoc {
+	doc := renderDoc{Mode: string(res.Mode), Harness: res.Harness, Boundary: res.Boundary}
 	for _, l := range res.Layers {
 		jl := jsonLayer{Name: l.Name, Stable: l.Stable, Dynamic: l.Dynamic, Text: l.Text, StableSHA256: l.StableSHA256, Sections: []jsonSection{}}
 		for _, s := range l.Sections {
@@ -491,10 +499,14 @@ func writeJSON(w io.Writer, res *engine.Result) error {
 		}
 		doc.Layers = append(doc.Layers, jl)
 	}
+	return doc
+}
+
+func writeJSON(w io.Writer, res *engine.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	return enc.Encode(renderDocument(res))
 }
 
 // writeAnthropic prints the system blocks of an Anthropic Messages
