@@ -71,11 +71,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		err = cmdSnapshots(args, stdout, stderr)
 	case "watch":
 		err = cmdWatch(args, stdin, stdout, stderr)
+	case "serve":
+		err = cmdServe(args, stdin, stdout, stderr)
 	case "help":
 		printUsage(stdout)
 		return exitOK
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want lint, eject, report, explain, diff, snapshots, watch, or flags for a render)", cmd)}
+		err = &usageError{fmt.Sprintf("unknown command %q (want lint, eject, report, explain, diff, snapshots, watch, serve, or flags for a render)", cmd)}
 	}
 	return exitCode(err, stderr)
 }
@@ -117,6 +119,7 @@ func printUsage(w io.Writer) {
   render snapshots gen|check         write or verify the golden snapshots
   render help                        print this help
   render watch [flags]               re-render on every change; print a diff and a status line
+  render serve [flags]               answer JSON requests on stdin, one a line, on one warm engine
 
 Flags:
 `)
