@@ -54,6 +54,9 @@ func (r *replyWriter) write(reply serveReply) error {
 	return err
 }
 
+// encode returns reply's line. A result is encoded as a skeleton, with
+// markers for its big strings, which fill then replaces; encoding/json
+// writes everything else, so the line keeps whatever the document holds.
 func (r *replyWriter) encode(reply serveReply) ([]byte, error) {
 	if reply.Result == nil {
 		return r.plain(reply)
