@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path"
 	"strconv"
@@ -35,6 +36,21 @@ func BenchmarkCompileBuiltin(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := engine.New(sysprompt.Pack); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseRequest parses the README example's request as JSON, as
+// render serve does on every turn: 14 tools with their schemas.
+func BenchmarkParseRequest(b *testing.B) {
+	req, err := engine.ParseRequest("direct.toml", mustReadFile(b, "../examples/requests/direct.toml"))
+	require.NoError(b, err)
+	src, err := json.Marshal(req)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := engine.ParseRequest("direct.json", src); err != nil {
 			b.Fatal(err)
 		}
 	}

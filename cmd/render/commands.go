@@ -31,6 +31,7 @@ func commands() []command {
 		{"diff", "diff [flags] A B", "render two requests; exit 0 same prefix, 1 differs, 2 error", diffHelp, cmdDiff},
 		{"snapshots", "snapshots gen|check [flags]", "write or verify the golden snapshots", snapshotsHelp, cmdSnapshots},
 		{"watch", "watch [flags]", "re-render on every change; print a diff and a status line", watchHelp, cmdWatch},
+		{"serve", "serve [flags]", "answer JSON requests on stdin, one a line, from one warm engine", serveHelp, cmdServe},
 		{"version", "version", "print render's version", "Print the version of this render binary: the module version and\nVCS revision it was built from, and the Go version.", cmdVersion},
 		{"help", "help [COMMAND]", "print this overview, or a command's synopsis and flags", "Print the overview of render's commands, or one command's synopsis, what\nit does and its flags, on stdout. 'render COMMAND -h' prints the same.", cmdHelp},
 	}
@@ -152,6 +153,13 @@ const snapshotsHelp = `gen rewrites the golden snapshots from the scenarios (and
 ones); check reports each snapshot that is missing, differs or is stale
 and exits 1. The golden folder is found from the current folder or any
 folder above it, or given with -dir.`
+
+const serveHelp = `Keep one engine warm and answer newline-delimited JSON on stdin: each line
+{"id": ANY, "request": {…}} gets one compact line on stdout, in order,
+{"schema_version": 1, "id": …, "result": {…}} with the document
+-format json prints, or {…, "error": {"message": …, "file": …, "line": …,
+"col": …}}. Edits to the workspace, -pack and -config show on the next
+request. End of input, SIGINT or SIGTERM exit 0.`
 
 const watchHelp = `Render, then re-render after every change to the pack, workspace, request
 or config: print a unified diff against the previous prompt and a status

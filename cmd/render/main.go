@@ -18,6 +18,9 @@
 //	                                  previous prompt and a status line; errors keep watching;
 //	                                  Ctrl-C or SIGTERM exits 0 at once, even
 //	                                  in the middle of a render
+//	render serve [flags]              answer JSON requests on stdin, one a line, with one JSON
+//	                                  line each on stdout, from one warm engine; pack, config
+//	                                  and workspace edits show on the next request
 //	render version                    print the version (also render -version)
 //	render help [COMMAND]             print the overview, or a command's synopsis and flags
 //	                                  (also render COMMAND -h)

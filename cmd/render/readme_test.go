@@ -24,8 +24,10 @@ import (
 //     runs render in the repository root. "go test PKG… [-run NAME]
 //     [-update]" and "git diff PATH" are not run (a test cannot run the
 //     tests); their packages, test names, flags and paths must exist, and
-//     "go test -race ./..." in README.md must be what .ci/run runs. Any
-//     other command fails the test, so nothing goes unchecked.
+//     "go test -race ./..." in README.md must be what .ci/run runs.
+//     "go build -o FILE PKG" must name a package, and "python3 SCRIPT" or
+//     "node SCRIPT" a client that a test of this package runs. Any other
+//     command fails the test, so nothing goes unchecked.
 //   - A comment right above a command that says "exit N" gives its exit
 //     status (default 0). Comment lines right below a command, with no
 //     blank line between, are its whole stdout ("#" alone is an empty
@@ -156,9 +158,15 @@ func checkNotRun(root string, words []string) error {
 		}
 		return nil
 	}
+	if args, ok := cutPrefixWords(words, "go", "build", "-o"); ok && len(args) == 2 {
+		return checkPackageDir(root, args[1])
+	}
+	if len(words) > 1 && (words[0] == "python3" || words[0] == "node") {
+		return checkClientTested(root, words[1])
+	}
 	args, ok := cutPrefixWords(words, "go", "test")
 	if !ok {
-		return fmt.Errorf("not a command this test can run or check (go run ./cmd/render, go test, git diff)")
+		return fmt.Errorf("not a command this test can run or check (go run ./cmd/render, go test, go build -o, git diff, a tested client)")
 	}
 	var pkgs, tests []string
 	var needUpdate bool
@@ -188,6 +196,26 @@ func checkNotRun(root string, words []string) error {
 		if needUpdate && !strings.Contains(src, `flag.Bool("update"`) {
 			return fmt.Errorf("package %s has no -update flag", pkg)
 		}
+	}
+	return nil
+}
+
+// checkPackageDir checks that pkg ("./cmd/render") is a folder of Go code.
+func checkPackageDir(root, pkg string) error {
+	if files, _ := filepath.Glob(filepath.Join(root, pkg, "*.go")); len(files) == 0 {
+		return fmt.Errorf("%s holds no Go package", pkg)
+	}
+	return nil
+}
+
+// checkClientTested checks that a client script exists and that a test
+// of this package runs it (TestPythonClient, TestNodeClient).
+func checkClientTested(root, script string) error {
+	if _, err := os.Stat(filepath.Join(root, script)); err != nil {
+		return err
+	}
+	if !strings.Contains(testSources(filepath.Join(root, "cmd/render")), `"../../`+script+`"`) {
+		return fmt.Errorf("no test in cmd/render runs %s", script)
 	}
 	return nil
 }

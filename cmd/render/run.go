@@ -295,8 +295,14 @@ func (c *common) requestFrom(e *engine.Engine, name string, stdin io.Reader) (en
 			return req, err
 		}
 	}
+	return req, c.override(e, &req)
+}
+
+// override applies the flags that override request fields; e is the
+// engine that will render req.
+func (c *common) override(e *engine.Engine, req *engine.Request) error {
 	if err := checkMode(c.mode); err != nil {
-		return req, err
+		return err
 	}
 	if c.mode != "" {
 		req.Mode = engine.Mode(c.mode)
@@ -308,9 +314,9 @@ func (c *common) requestFrom(e *engine.Engine, name string, stdin io.Reader) (en
 		req.Agent = c.agent
 	}
 	if c.workspaceAbs != "" && req.Workspace.Path == "" {
-		req.Workspace.Path = c.shownWorkspace(e, req)
+		req.Workspace.Path = c.shownWorkspace(e, *req)
 	}
-	return req, nil
+	return nil
 }
 
 // engine compiles the pack with the options the flags describe.
@@ -529,6 +535,19 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // sections/ nor templates/ would overlay nothing, which is almost always
 // a wrong path rather than a wish for the built-in pack.
 func checkPackDir(dir string) error {
+	if err := checkPackFolder(dir); err != nil || dir == "" {
+		return err
+	}
+	for _, sub := range []string{"sections", "templates"} {
+		if info, err := os.Stat(filepath.Join(dir, sub)); err == nil && info.IsDir() {
+			return nil
+		}
+	}
+	return fmt.Errorf("-pack: %s has neither sections/ nor templates/, so it would change nothing; 'render eject DIR' writes a pack to start from", dir)
+}
+
+// checkPackFolder refuses a -pack that is missing or not a directory.
+func checkPackFolder(dir string) error {
 	if dir == "" {
 		return nil
 	}
@@ -539,12 +558,7 @@ func checkPackDir(dir string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("-pack: %s is not a directory", dir)
 	}
-	for _, sub := range []string{"sections", "templates"} {
-		if info, err := os.Stat(filepath.Join(dir, sub)); err == nil && info.IsDir() {
-			return nil
-		}
-	}
-	return fmt.Errorf("-pack: %s has neither sections/ nor templates/, so it would change nothing; 'render eject DIR' writes a pack to start from", dir)
+	return nil
 }
 
 // writeText prints each layer; a harness with several layers gets a

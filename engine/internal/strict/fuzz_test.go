@@ -1,6 +1,7 @@
 package strict
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,37 @@ func FuzzScanTOML(f *testing.F) {
 			doc.Locate(e.key+".x", 1)
 			doc.Elements(e.table, e.n, e.rel)
 			doc.Value(e.table, e.n, e.rel)
+		}
+	})
+}
+
+// JSON and JSONKeyPos read any text without panicking or looping, and a
+// position they give is inside the text.
+func FuzzJSON(f *testing.F) {
+	f.Add(`{"a": "x", "m": {"k": [1, {"z": null}]}, "l": [{"b": true}]}`)
+	f.Add(`{"a": 1, "a": 2}`)
+	f.Add(`{"\u0061": "\"}"}`)
+	f.Add(`{"a": [1, 2,`)
+	f.Fuzz(func(t *testing.T, src string) {
+		var v struct {
+			A any            `json:"a"`
+			M map[string]any `json:"m"`
+			L []struct {
+				B bool `json:"b"`
+			} `json:"l"`
+		}
+		lines := strings.Split(src, "\n")
+		inside := func(line, col int) bool {
+			return line >= 1 && line <= len(lines) && col >= 1 && col <= len(lines[line-1])+1
+		}
+		var pe *PosError
+		if errors.As(JSON([]byte(src), &v), &pe) && !inside(pe.Line, pe.Col) {
+			t.Fatalf("error %v is outside the text", pe)
+		}
+		for _, key := range []string{"a", "m.k", "l.b"} {
+			if line, col := JSONKeyPos([]byte(src), key); line != 0 && !inside(line, col) {
+				t.Fatalf("%s at %d:%d is outside the text", key, line, col)
+			}
 		}
 	})
 }

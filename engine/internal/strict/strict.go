@@ -231,14 +231,20 @@ func JSON(src []byte, v any) error {
 	if err := checkInput(string(src), false); err != nil {
 		return err
 	}
-	w := newJSONWalker(src)
-	w.value(reflect.TypeOf(v), "")
-	if w.err != nil {
-		return w.err
-	}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	err := dec.Decode(v)
+	// The decoder reads the whole value before it decodes any of it, so
+	// unless it found it malformed, the value is JSON, as the walk needs;
+	// what the walk refuses is reported first.
+	if !malformed(err) {
+		w := &jsonWalker{src: src}
+		w.value(reflect.TypeOf(v))
+		if w.err != nil {
+			return w.err
+		}
+	}
+	if err != nil {
 		return jsonError(src, err, dec.InputOffset())
 	}
 	end := dec.InputOffset()
@@ -248,6 +254,12 @@ func JSON(src []byte, v any) error {
 		return &PosError{Line: line, Col: col, Msg: "unexpected data after the JSON value"}
 	}
 	return nil
+}
+
+// malformed reports whether a decoding error means the text is not JSON.
+func malformed(err error) bool {
+	var syn *json.SyntaxError
+	return errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
 func jsonError(src []byte, err error, offset int64) error {

@@ -2,6 +2,8 @@ package strict
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -173,4 +175,33 @@ func TestJSONEmbeddedFields(t *testing.T) {
 	assert.Equal(t, 2, v.B)
 	err := JSON([]byte("{\"a\": 1,\n \"Inner\": {}}"), &v)
 	assert.EqualError(t, err, `2:2: unknown key "Inner"`)
+}
+
+// The walk reads keys as JSON does, escapes included, and finds a repeat
+// in an object of any size.
+func TestJSONKeysExactly(t *testing.T) {
+	var v struct {
+		A int            `json:"a"`
+		M map[string]int `json:"m"`
+	}
+	require.NoError(t, JSON([]byte(`{"\u0061": 1}`), &v))
+	assert.Equal(t, 1, v.A)
+	assert.EqualError(t, JSON([]byte(`{"a": 1, "\u0061": 2}`), &v), `1:10: key "a" is given twice`)
+
+	var many strings.Builder
+	many.WriteString(`{"m": {`)
+	for i := range 40 {
+		fmt.Fprintf(&many, `"k%d": %d, `, i, i)
+	}
+	many.WriteString(`"k33": 0}}`)
+	err := JSON([]byte(many.String()), &v)
+	assert.EqualError(t, err, fmt.Sprintf(`1:%d: key "m.k33" is given twice`, strings.LastIndex(many.String(), `"k33"`)+1))
+
+	src := []byte("{\"m\": {\"x\": 1},\n \"a\": [1, {\"b\": 2}]}")
+	line, col := JSONKeyPos(src, "m.x")
+	assert.Equal(t, [2]int{1, 8}, [2]int{line, col})
+	line, col = JSONKeyPos(src, "a.b")
+	assert.Equal(t, [2]int{2, 12}, [2]int{line, col})
+	line, _ = JSONKeyPos(src, "a.c")
+	assert.Zero(t, line)
 }

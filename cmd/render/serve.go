@@ -1,0 +1,415 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/report"
+)
+
+// serveSchemaVersion is the schema_version of every line serve writes:
+// its result is the render document, so the two change together.
+const serveSchemaVersion = report.SchemaVersion
+
+// maxServeLine bounds one input line, envelope included: the largest
+// request document the engine parses. A longer line is skipped, never
+// held whole.
+const maxServeLine = engine.MaxRequestBytes
+
+// serveInput names stdin in the positions of errors.
+const serveInput = "<stdin>"
+
+// cmdServe answers newline-delimited JSON requests on stdin with one JSON
+// line each on stdout, rendering on one engine that lives as long as the
+// process, so its workspace snapshot and stable-tier memo stay warm.
+func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", stdout, stderr)
+	var c common
+	c.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	// A bad flag is refused once rather than on every line.
+	if err := c.validate(); err != nil {
+		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// A turn allocates about 120 KB over a live heap of about 3 MB,
+		// so the default would collect every twenty turns or so; at 400
+		// the heap grows to about 16 MB, and collections are a quarter as
+		// many, which takes about 50 µs off a turn (BenchmarkServe).
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+	s, err := newServer(&c)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return s.serve(ctx, stdin, stdout)
+}
+
+// serveReply is one output line: a result or an error, never both.
+type serveReply struct {
+	SchemaVersion int             `json:"schema_version"`
+	ID            json.RawMessage `json:"id"` // null when the line gave none
+	Result        *renderDoc      `json:"result,omitempty"`
+	Error         *serveError     `json:"error,omitempty"`
+}
+
+// serveError is an error as data; the position fields are set when known.
+type serveError struct {
+	Message string `json:"message"` // the one line render would print
+	Phase   string `json:"phase,omitempty"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+	Section string `json:"section,omitempty"`
+}
+
+func serveErrorOf(err error) *serveError {
+	out := &serveError{Message: err.Error()}
+	var e *engine.Error // the first one of an ErrorList
+	if errors.As(err, &e) {
+		out.Phase, out.File, out.Line, out.Col, out.Section = string(e.Phase), e.File, e.Line, e.Col, e.Section
+	}
+	return out
+}
+
+// serve answers stdin's lines until EOF (nil) or a read or write error,
+// or until ctx ends (nil). One goroutine reads, answers and writes each
+// line in turn, with no hand-over between goroutines on the way; this
+// one only waits for it or for ctx, so that a signal ends serve while
+// stdin is still open. A panic is raised again here, where run recovers.
+func (s *server) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	type outcome struct {
+		err      error
+		panicked any
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			o.panicked = recover()
+			done <- o
+		}()
+		o.err = s.answerLines(ctx, stdin, stdout)
+	}()
+	select {
+	case o := <-done:
+		if o.panicked != nil {
+			panic(o.panicked)
+		}
+		return o.err
+	case <-ctx.Done():
+		s.mu.Lock() // waits for the line in hand, whose render ctx cancels
+		s.stopped = true
+		s.mu.Unlock()
+		return nil
+	}
+}
+
+// answerLines is serve's loop. Each reply is written with one Write, so
+// it is flushed.
+func (s *server) answerLines(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	br := bufio.NewReaderSize(stdin, maxServeLine+1) // a line and its newline
+	out := newReplyWriter(stdout)
+	for n := 1; ; n++ {
+		in, err := readLine(br, n)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("reading stdin: %w", err)
+		}
+		if in.tooLong || len(bytes.TrimSpace(in.text)) > 0 {
+			if ok, err := s.reply(ctx, in, out); !ok || err != nil {
+				return err
+			}
+		}
+		if err != nil {
+			return nil // EOF
+		}
+	}
+}
+
+// reply answers one line unless serve has stopped; it reports whether it
+// had not.
+func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return false, nil
+	}
+	return true, out.write(s.answer(ctx, in))
+}
+
+// answer renders one line's request, or says why it cannot.
+func (s *server) answer(ctx context.Context, in inputLine) serveReply {
+	s.begin()
+	reply := serveReply{SchemaVersion: serveSchemaVersion}
+	fail := func(err error) serveReply {
+		reply.Error = serveErrorOf(err)
+		return reply
+	}
+	if in.tooLong {
+		return fail(lineError(in.n, maxServeLine+1, fmt.Sprintf("line is longer than %d bytes; skipped", maxServeLine)))
+	}
+	env, err := parseEnvelope(in)
+	reply.ID = env.id
+	if err != nil {
+		return fail(err)
+	}
+	req, err := engine.ParseRequest(serveInput, env.request)
+	if err != nil {
+		return fail(atLine(err, in.n, env.requestAt))
+	}
+	e, err := s.engine()
+	if err != nil {
+		return fail(err)
+	}
+	s.c.override(e, &req) // cannot fail: cmdServe checked -mode
+	res, err := e.Render(ctx, req)
+	if err != nil {
+		return fail(inPack(err, s.c.pack))
+	}
+	doc := renderDocument(res)
+	reply.Result = &doc
+	return reply
+}
+
+// inputLine is one line of stdin, without its newline.
+type inputLine struct {
+	n       int    // 1-based
+	text    []byte // the reader's buffer: good until the next read
+	tooLong bool   // text is nil: the line was skipped
+}
+
+// readLine reads line n. A line over maxServeLine is read past in
+// buffer-sized pieces, never held whole, and comes back tooLong.
+func readLine(br *bufio.Reader, n int) (inputLine, error) {
+	text, err := br.ReadSlice('\n')
+	in := inputLine{n: n, text: bytes.TrimSuffix(text, []byte("\n"))}
+	if errors.Is(err, bufio.ErrBufferFull) {
+		in.text, in.tooLong = nil, true
+		err = skipLine(br)
+	}
+	return in, err
+}
+
+// skipLine reads past the rest of a line, holding one buffer at a time.
+func skipLine(br *bufio.Reader) error {
+	for {
+		_, err := br.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+// envelope is what one line holds: {"id": …, "request": {…}}.
+type envelope struct {
+	id        json.RawMessage // nil when absent
+	request   []byte
+	requestAt int // byte offset of request in the line
+}
+
+// parseEnvelope reads a line's envelope; the id is kept when it was read
+// before a mistake, so the error line can echo it. The request is only
+// delimited here: ParseRequest reads it, strictly, once.
+func parseEnvelope(in inputLine) (envelope, error) {
+	var env envelope
+	sc := lineScanner{text: in.text}
+	fail := func(offset int, msg string) (envelope, error) {
+		return env, lineError(in.n, offset+1, msg)
+	}
+	if !utf8.Valid(sc.text) {
+		return fail(invalidUTF8At(sc.text), "line is not valid UTF-8")
+	}
+	if sc.peek() != '{' {
+		return fail(sc.i, `a line must be one JSON object: {"id": …, "request": {…}}`)
+	}
+	sc.i++
+	for first := true; sc.peek() != '}'; first = false {
+		if !first {
+			if sc.peek() != ',' {
+				return fail(sc.i, `want "," or "}" after a value`)
+			}
+			sc.i++
+			sc.peek()
+		}
+		keyAt := sc.i
+		key, ok := sc.key()
+		if !ok {
+			return fail(keyAt, `want "id" or "request", in double quotes`)
+		}
+		if sc.peek() != ':' {
+			return fail(sc.i, `want ":" after a key`)
+		}
+		sc.i++
+		valueAt := sc.peekAt()
+		value, ok := sc.value()
+		switch {
+		case !ok:
+			return fail(sc.i, "the line ends inside a value, or a value is malformed")
+		case key == "id" && env.id == nil:
+			if !json.Valid(value) {
+				return fail(valueAt, "id is not a JSON value")
+			}
+			env.id = value
+		case key == "request" && env.request == nil:
+			env.request, env.requestAt = value, valueAt
+		case key == "id" || key == "request":
+			return fail(keyAt, fmt.Sprintf("key %q repeated", key))
+		default:
+			return fail(keyAt, fmt.Sprintf("unknown key %q (want id and request)", key))
+		}
+	}
+	sc.i++ // the closing brace
+	if sc.peek() != 0 {
+		return fail(sc.i, "text after the JSON object")
+	}
+	if env.request == nil {
+		return fail(0, `no "request" key`)
+	}
+	if env.request[0] != '{' {
+		return fail(env.requestAt, "request must be a JSON object")
+	}
+	return env, nil
+}
+
+// lineScanner finds the parts of an envelope without decoding them: the
+// request is most of a line, and ParseRequest reads it anyway.
+type lineScanner struct {
+	text []byte
+	i    int
+}
+
+// peek returns the next byte past white space, or 0 at the end.
+func (s *lineScanner) peek() byte {
+	s.i = s.peekAt()
+	if s.i == len(s.text) {
+		return 0
+	}
+	return s.text[s.i]
+}
+
+func (s *lineScanner) peekAt() int {
+	i := s.i
+	for i < len(s.text) && (s.text[i] == ' ' || s.text[i] == '\t' || s.text[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// key reads a key, which must be plain: "id" or "request" need no escapes.
+func (s *lineScanner) key() (string, bool) {
+	raw, ok := s.str()
+	if !ok || bytes.IndexByte(raw, '\\') >= 0 {
+		return "", false
+	}
+	return string(raw[1 : len(raw)-1]), true
+}
+
+// str reads a string, quotes included.
+func (s *lineScanner) str() ([]byte, bool) {
+	if s.peek() != '"' {
+		return nil, false
+	}
+	start := s.i
+	for s.i++; s.i < len(s.text); s.i++ {
+		switch s.text[s.i] {
+		case '\\':
+			s.i++
+		case '"':
+			s.i++
+			return s.text[start:s.i], true
+		}
+	}
+	return nil, false
+}
+
+// value delimits the next value: a string, an object or array up to its
+// matching close, or anything else up to a separator. Whether it is JSON
+// is for its reader to say.
+func (s *lineScanner) value() ([]byte, bool) {
+	start := s.peekAt()
+	s.i = start
+	switch s.peek() {
+	case 0:
+		return nil, false
+	case '"':
+		return s.str()
+	case '{', '[':
+		return s.nested()
+	}
+	for s.i < len(s.text) && bytes.IndexByte([]byte(" \t\r,}]"), s.text[s.i]) < 0 {
+		s.i++
+	}
+	return s.text[start:s.i], s.i > start
+}
+
+// nested delimits an object or array, skipping strings; the depth is
+// bounded by the line's length.
+func (s *lineScanner) nested() ([]byte, bool) {
+	start, depth := s.i, 0
+	for s.i < len(s.text) {
+		switch s.text[s.i] {
+		case '"':
+			if _, ok := s.str(); !ok {
+				return nil, false
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		s.i++
+		if depth == 0 {
+			return s.text[start:s.i], true
+		}
+	}
+	return nil, false
+}
+
+func invalidUTF8At(text []byte) int {
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRune(text[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(text)
+}
+
+// lineError is a mistake at a column of an input line.
+func lineError(line, col int, msg string) error {
+	return &engine.Error{Phase: engine.PhaseRequest, File: serveInput, Line: line, Col: col, Err: errors.New(msg)}
+}
+
+// atLine moves the position of a request error from the request's own
+// text to the input line: a line holds no newline, so the request is all
+// on its line 1, which starts offset bytes into the line.
+func atLine(err error, line, offset int) error {
+	e, ok := errors.AsType[*engine.Error](err)
+	if !ok {
+		return err
+	}
+	moved := *e
+	moved.Line = line
+	if e.Line == 1 && e.Col > 0 {
+		moved.Col = offset + e.Col
+	}
+	return &moved
+}
