@@ -19,6 +19,7 @@ var outputDocuments = map[string]reflect.Type{
 	"render.schema.json": reflect.TypeFor[renderDoc](),
 	"report.schema.json": reflect.TypeFor[report.Report](),
 	"diff.schema.json":   reflect.TypeFor[report.Diff](),
+	"serve.schema.json":  reflect.TypeFor[serveReply](),
 }
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)

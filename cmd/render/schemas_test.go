@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -85,7 +86,7 @@ func validate(t *testing.T, schemas map[string]*jsonschema.Schema, out output) e
 // pack is among them.
 func TestOutputsMatchSchemas(t *testing.T) {
 	schemas := compileSchemas(t)
-	outputs := slices.Concat(exampleOutputs(t), roughOutputs(t), diffOutputs(t), scenarioOutputs(t))
+	outputs := slices.Concat(exampleOutputs(t), roughOutputs(t), diffOutputs(t), scenarioOutputs(t), serveOutputs(t))
 	harnesses, keys := map[string]map[string]bool{}, map[string]map[string]bool{} // by schema
 	for name := range outputDocuments {
 		harnesses[name], keys[name] = map[string]bool{}, map[string]bool{}
@@ -144,7 +145,8 @@ func schemaKeys(t *testing.T, name string, described map[string]bool) {
 	var walk func(node map[string]any, path string, depth int)
 	walk = func(node map[string]any, path string, depth int) {
 		require.Less(t, depth, 20, "%s: $refs nest too deep at %s", name, path)
-		if ref, ok := node["$ref"].(string); ok {
+		// A $ref to another file is that file's to describe.
+		if ref, ok := node["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
 			def, ok := defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
 			require.True(t, ok, "%s: $ref %s", name, ref)
 			walk(def, path, depth+1)
@@ -375,4 +377,35 @@ func TestDiffJSONExcerptIsRawText(t *testing.T) {
 	require.Equal(t, exitFail, text.code, text.stderr)
 	oneLineExcerpt := strings.ReplaceAll(strings.TrimSuffix(f.ExcerptA, "…"), "\n", `\n`)
 	assert.Contains(t, text.stdout, ": in tooling: "+oneLineExcerpt+"…\n")
+}
+
+// serveOutputs are the lines render serve writes for a good request, one
+// whose field is wrong (an error with its position in the input), one
+// that is not JSON, and one whose section fails as it renders.
+func serveOutputs(t *testing.T) []output {
+	pack := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(pack, "sections"), 0o755))
+	broken := "+++\nmodes = [\"full\"]\ntier = \"dynamic\"\n+++\n{{ index .Owners 5 }}\n"
+	require.NoError(t, os.WriteFile(filepath.Join(pack, "sections", "user_identity.md.tmpl"), []byte(broken), 0o644))
+	direct, err := os.ReadFile(filepath.Join(exampleDir, "clients", "direct.json"))
+	require.NoError(t, err)
+	var compact bytes.Buffer
+	require.NoError(t, json.Compact(&compact, direct))
+	lines := []string{
+		`{"id": 1, "request": ` + compact.String() + `}`,
+		`{"id": "two", "request": {"mode": "loud"}}`,
+		`not json`,
+		`{"id": [3], "request": {"owners": ["a"]}}`,
+	}
+	var outs []output
+	for _, flags := range [][]string{{"-workspace", filepath.Join(exampleDir, "workspace")}, {"-pack", pack}} {
+		res := runCLI(strings.Join(lines, "\n")+"\n", append([]string{"serve"}, flags...)...)
+		require.Equal(t, 0, res.code, res.stderr)
+		replies := strings.Split(strings.TrimSuffix(res.stdout, "\n"), "\n")
+		require.Len(t, replies, len(lines))
+		for i, r := range replies {
+			outs = append(outs, output{"serve.schema.json", fmt.Sprintf("serve %v line %d", flags, i+1), r})
+		}
+	}
+	return outs
 }
