@@ -295,15 +295,13 @@ func (c *common) requestFrom(e *engine.Engine, name string, stdin io.Reader) (en
 			return req, err
 		}
 	}
-	return req, c.override(e, &req)
+	c.override(e, &req)
+	return req, nil
 }
 
 // override applies the flags that override request fields; e is the
-// engine that will render req.
-func (c *common) override(e *engine.Engine, req *engine.Request) error {
-	if err := checkMode(c.mode); err != nil {
-		return err
-	}
+// engine that will render req. validate has checked -mode.
+func (c *common) override(e *engine.Engine, req *engine.Request) {
 	if c.mode != "" {
 		req.Mode = engine.Mode(c.mode)
 	}
@@ -316,7 +314,6 @@ func (c *common) override(e *engine.Engine, req *engine.Request) error {
 	if c.workspaceAbs != "" && req.Workspace.Path == "" {
 		req.Workspace.Path = c.shownWorkspace(e, *req)
 	}
-	return nil
 }
 
 // engine compiles the pack with the options the flags describe.

@@ -177,7 +177,7 @@ func (s *server) answer(ctx context.Context, in inputLine) serveReply {
 	if err != nil {
 		return fail(err)
 	}
-	s.c.override(e, &req) // cannot fail: cmdServe checked -mode
+	s.c.override(e, &req)
 	res, err := e.Render(ctx, req)
 	if err != nil {
 		return fail(inPack(err, s.c.pack))
