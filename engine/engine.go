@@ -27,8 +27,8 @@
 // view.
 //
 // A long-lived Engine keeps two caches, each in one file: what it read
-// from workspaces, by file identity (snapshot.go), and the stable tier's
-// output, by an explicit key of every stable input (memo.go).
+// from workspaces, by file identity (snapshot.go), and each section's
+// output, by an explicit key of the fields its template reads (memo.go).
 package engine
 
 import (
@@ -59,7 +59,8 @@ type Engine struct {
 	opts     options
 	outlines map[string]*Outline // by harness name
 	snap     *snapshot           // cache 1: what was read from workspaces
-	memo     *stableMemo         // cache 2: rendered stable tiers
+	memo     *memo               // cache 2: rendered sections
+	plans    map[*pack.Section]*sectionPlan
 
 	managedSkillDir string   // skills.managedDir, "~" expanded
 	extraSkillDirs  []string // skills.load.extraDirs, "~" expanded
@@ -132,12 +133,15 @@ type renderSet struct {
 	meter *funcs.Meter // bounds every execution; writes into buf
 	buf   bytes.Buffer // one section's output; reused so its capacity carries over
 	key   keyEncoder   // memo-key encoder, reused likewise
+	sums  fieldSums    // the key fields' hashes in this render
 	parts []string     // a layer's section texts, reused likewise
+	// stableKeys are a layer's stable section keys, reused likewise.
+	stableKeys []memoKey
 }
 
 // New loads, validates and compiles a pack.
 func New(packFS fs.FS, opts ...Option) (*Engine, error) {
-	e := &Engine{memo: newStableMemo(), snap: newSnapshot()}
+	e := &Engine{memo: newMemo(), snap: newSnapshot()}
 	e.opts.limits = funcs.DefaultLimits()
 	for _, o := range opts {
 		o(&e.opts)
@@ -166,6 +170,10 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 		return nil, errs
 	}
 	e.master = master
+	var err error
+	if e.plans, err = plans(p); err != nil {
+		return nil, ErrorList{&Error{Phase: PhaseParse, Err: err}}
+	}
 	e.outlines = outlines(p)
 	e.pool.New = func() any { return e.newRenderSet() }
 	if err := e.checkMarkers(); err != nil {

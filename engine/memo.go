@@ -3,26 +3,37 @@ package engine
 import (
 	"container/list"
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/engine/view"
 )
 
-// The stable tier is a pure function of the stable inputs (the tier
-// enforcement guarantees it), so its rendered sections are memoised: a
-// turn whose stable inputs are unchanged executes only the dynamic
-// sections. The key is an explicit encoding of every value a stable
-// section can see (stableKey, field by field), hashed to 128 bits; the
-// memo is a bounded LRU. This is the engine's only output cache.
+// The section memo is the engine's only output cache. A section's text is
+// a pure function of what its template reads of its dot (the pack is
+// fixed for an Engine), so a section is executed again only when one of
+// those values changed. Compile finds each section's read set in its
+// parse tree (pack.Section.Reads); keyFields below writes each value a
+// template can read, field by field, and a section's key is its id, the
+// harness, the mode and the hashes of the fields it reads (sectionKey).
+// A section whose whole dot escapes is keyed on every field of its view.
+// Stable and dynamic sections share the one bounded LRU; each layer's
+// stable-prefix sha256 is kept there too, under the keys of its stable
+// sections.
 
-// memoSize bounds how many distinct stable tiers an Engine remembers.
-const memoSize = 64
+// Bounds of the memo: past either, the least recently used entry goes.
+const (
+	memoEntries = 4096
+	memoBytes   = 32 << 20
+)
 
 // sectionOutcome is what one section produced in a render.
 type sectionOutcome struct {
@@ -34,59 +45,57 @@ type sectionOutcome struct {
 
 type memoKey [2]uint64
 
-// stableTier is what the memo keeps of one render's stable tier: per
-// layer, the outcomes of its stable sections, and the tool lines, a
-// stable value the dynamic sections may read too.
-type stableTier struct {
-	layers    []memoLayer
-	toolLines []view.ToolLine
+// memoValue is a section's outcome or, for a layer's stable-prefix key,
+// the prefix's sha256.
+type memoValue struct {
+	outcome sectionOutcome
+	sha256  string
 }
 
-// memoLayer is one layer's stable tier: the outcomes of its stable
-// sections in manifest order, and the stable prefix's sha256.
-type memoLayer struct {
-	outcomes []sectionOutcome
-	sha256   string
-}
+func (v *memoValue) size() int { return len(v.outcome.out) + len(v.sha256) + 128 }
 
-// stableMemo is an LRU of stable tiers.
-type stableMemo struct {
+// memo is an LRU of memoValues, bounded in entries and in bytes.
+type memo struct {
 	mu    sync.Mutex
 	lru   *list.List // of *memoEntry, most recent first
 	items map[memoKey]*list.Element
+	bytes int
 }
 
 type memoEntry struct {
-	key  memoKey
-	tier *stableTier
+	key   memoKey
+	value memoValue
 }
 
-func newStableMemo() *stableMemo {
-	return &stableMemo{lru: list.New(), items: map[memoKey]*list.Element{}}
+func newMemo() *memo {
+	return &memo{lru: list.New(), items: map[memoKey]*list.Element{}}
 }
 
-func (m *stableMemo) get(k memoKey) (*stableTier, bool) {
+func (m *memo) get(k memoKey) (memoValue, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	el, ok := m.items[k]
 	if !ok {
-		return nil, false
+		return memoValue{}, false
 	}
 	m.lru.MoveToFront(el)
-	return el.Value.(*memoEntry).tier, true
+	return el.Value.(*memoEntry).value, true
 }
 
-func (m *stableMemo) put(k memoKey, tier *stableTier) {
+func (m *memo) put(k memoKey, v memoValue) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if el, ok := m.items[k]; ok {
 		m.lru.MoveToFront(el)
 		return
 	}
-	m.items[k] = m.lru.PushFront(&memoEntry{key: k, tier: tier})
-	for m.lru.Len() > memoSize {
+	m.items[k] = m.lru.PushFront(&memoEntry{key: k, value: v})
+	m.bytes += v.size()
+	for m.lru.Len() > memoEntries || m.bytes > memoBytes {
 		last := m.lru.Back()
-		delete(m.items, last.Value.(*memoEntry).key)
+		e := last.Value.(*memoEntry)
+		delete(m.items, e.key)
+		m.bytes -= e.value.size()
 		m.lru.Remove(last)
 	}
 }
@@ -190,50 +199,6 @@ func sortedMap[V any](k *keyEncoder, m map[string]V, value func(V)) {
 	k.keys = k.keys[:base]
 }
 
-// stableKey encodes everything the stable sections can see: the harness,
-// the stable request fields and the stable derived values. ToolLines and
-// Pack are left out: they are functions of the request's tools and of the
-// pack, which the key and the Engine already fix. skillsKey stands for
-// the skills view (see catalogKey). TestStableKeyCoversEveryField fails
-// when one of these types gains a field that is not written here.
-func stableKey(k *keyEncoder, harness string, req *Request, d *derived, skillsKey memoKey) memoKey {
-	k.reset()
-	k.string(harness)
-	k.string(string(req.Mode))
-	k.string(req.Agent)
-	k.string(req.SessionKind)
-	k.string(req.ChatType)
-	if req.Tools == nil {
-		k.uint(nilMark)
-	} else {
-		k.int(len(req.Tools))
-		for _, t := range req.Tools { // what templates see of them: not the schemas
-			k.string(t.Name)
-			k.string(t.Description)
-		}
-	}
-	k.string(req.Workspace.Path)
-	k.optionalBool(req.Workspace.BrandNew)
-	k.string(req.Docs.Path)
-	k.string(req.Docs.URL)
-	k.string(req.Docs.Source)
-	k.bool(req.Sandbox.Enabled)
-	k.string(req.Sandbox.Workdir)
-	k.string(req.Sandbox.WorkspaceAccess)
-	k.bool(req.Sandbox.Elevated)
-	k.string(req.Timezone)
-	sortedMap(k, req.ModelAliases, k.string)
-
-	k.settings(&d.Config)
-	k.files(d.Files)
-	k.string(d.StablePrefix)
-	k.uint(skillsKey[0])
-	k.uint(skillsKey[1])
-	sortedMap(k, d.Overrides, k.string)
-	k.string(d.BootstrapMode)
-	return k.sum()
-}
-
 func (k *keyEncoder) settings(s *config.Settings) {
 	k.string(s.Agent)
 	k.string(s.Workspace)
@@ -322,4 +287,219 @@ func (k *keyEncoder) metadata(m *skills.Metadata) {
 	k.strings(m.Requires.AnyBins)
 	k.strings(m.Requires.Env)
 	k.strings(m.Requires.Config)
+}
+
+// keyField writes one value a template can read.
+type keyField struct {
+	path  string // "Channel" or "Channel.Delivery"
+	write func(k *keyEncoder, r *Request, d *derived)
+}
+
+// keyFields has a writer for every field of the full view, and for the
+// parts of the volatile fields that change turn by turn, so that a
+// section reading .Channel.Delivery is not executed again for a new
+// .Channel.ID. A field with parts is written as all of its parts.
+// TestKeyFieldsFollowTheirFields checks every one against the types.
+var keyFields = func() []keyField {
+	str := func(path string, get func(r *Request, d *derived) string) keyField {
+		return keyField{path, func(k *keyEncoder, r *Request, d *derived) { k.string(get(r, d)) }}
+	}
+	channel := []keyField{
+		str("Channel.ID", func(r *Request, _ *derived) string { return r.Channel.ID }),
+		str("Channel.Delivery", func(r *Request, _ *derived) string { return r.Channel.Delivery }),
+		{"Channel.Capabilities", func(k *keyEncoder, r *Request, _ *derived) { k.strings(r.Channel.Capabilities) }},
+		str("Channel.SilentReplies", func(r *Request, _ *derived) string { return r.Channel.SilentReplies }),
+	}
+	session := []keyField{
+		str("Session.Key", func(r *Request, _ *derived) string { return r.Session.Key }),
+		str("Session.ID", func(r *Request, _ *derived) string { return r.Session.ID }),
+		{"Session.Reset", func(k *keyEncoder, r *Request, _ *derived) { k.bool(r.Session.Reset) }},
+	}
+	runtime := []keyField{
+		str("Runtime.Host", func(r *Request, _ *derived) string { return r.Runtime.Host }),
+		str("Runtime.OS", func(r *Request, _ *derived) string { return r.Runtime.OS }),
+		str("Runtime.Arch", func(r *Request, _ *derived) string { return r.Runtime.Arch }),
+		str("Runtime.Version", func(r *Request, _ *derived) string { return r.Runtime.Version }),
+		str("Runtime.Provider", func(r *Request, _ *derived) string { return r.Runtime.Provider }),
+		str("Runtime.Model", func(r *Request, _ *derived) string { return r.Runtime.Model }),
+		str("Runtime.DefaultModel", func(r *Request, _ *derived) string { return r.Runtime.DefaultModel }),
+		str("Runtime.RepoRoot", func(r *Request, _ *derived) string { return r.Runtime.RepoRoot }),
+		str("Runtime.Shell", func(r *Request, _ *derived) string { return r.Runtime.Shell }),
+		str("Runtime.Thinking", func(r *Request, _ *derived) string { return r.Runtime.Thinking }),
+		str("Runtime.Reasoning", func(r *Request, _ *derived) string { return r.Runtime.Reasoning }),
+	}
+	whole := func(path string, parts []keyField) keyField {
+		return keyField{path, func(k *keyEncoder, r *Request, d *derived) {
+			for _, p := range parts {
+				p.write(k, r, d)
+			}
+		}}
+	}
+	tools := func(k *keyEncoder, r *Request, _ *derived) { k.tools(r.Tools) }
+	fields := []keyField{
+		str("Mode", func(r *Request, _ *derived) string { return string(r.Mode) }),
+		str("Harness", func(r *Request, _ *derived) string { return r.Harness }),
+		str("Agent", func(r *Request, _ *derived) string { return r.Agent }),
+		str("SessionKind", func(r *Request, _ *derived) string { return r.SessionKind }),
+		str("ChatType", func(r *Request, _ *derived) string { return r.ChatType }),
+		whole("Session", session),
+		{"Tools", tools},
+		whole("Channel", channel),
+		whole("Runtime", runtime),
+		{"Workspace", func(k *keyEncoder, r *Request, _ *derived) {
+			k.string(r.Workspace.Path)
+			k.optionalBool(r.Workspace.BrandNew)
+		}},
+		{"Docs", func(k *keyEncoder, r *Request, _ *derived) {
+			k.string(r.Docs.Path)
+			k.string(r.Docs.URL)
+			k.string(r.Docs.Source)
+		}},
+		{"Sandbox", func(k *keyEncoder, r *Request, _ *derived) {
+			k.bool(r.Sandbox.Enabled)
+			k.string(r.Sandbox.Workdir)
+			k.string(r.Sandbox.WorkspaceAccess)
+			k.bool(r.Sandbox.Elevated)
+		}},
+		str("Date", func(r *Request, _ *derived) string { return r.Date }),
+		str("Timezone", func(r *Request, _ *derived) string { return r.Timezone }),
+		str("Heartbeat", func(r *Request, _ *derived) string { return r.Heartbeat.Prompt }),
+		{"Owners", func(k *keyEncoder, r *Request, _ *derived) { k.strings(r.Owners) }},
+		str("TTSHint", func(r *Request, _ *derived) string { return r.TTSHint }),
+		{"ModelAliases", func(k *keyEncoder, r *Request, _ *derived) { sortedMap(k, r.ModelAliases, k.string) }},
+		str("Reactions", func(r *Request, _ *derived) string { return r.Reactions.Level }),
+		str("ExtraSystemPrompt", func(r *Request, _ *derived) string { return r.ExtraSystemPrompt }),
+
+		{"Config", func(k *keyEncoder, _ *Request, d *derived) { k.settings(&d.Config) }},
+		{"Pack", func(*keyEncoder, *Request, *derived) {}}, // fixed for the Engine, whose memo this is
+		{"Files", func(k *keyEncoder, _ *Request, d *derived) { k.files(d.Files) }},
+		str("StablePrefix", func(_ *Request, d *derived) string { return d.StablePrefix }),
+		{"DynamicFiles", func(k *keyEncoder, _ *Request, d *derived) { k.files(d.DynamicFiles) }},
+		str("DynamicSuffix", func(_ *Request, d *derived) string { return d.DynamicSuffix }),
+		{"Truncation", func(k *keyEncoder, _ *Request, d *derived) {
+			k.bool(d.Truncation.Warn)
+			k.strings(d.Truncation.Files)
+			k.strings(d.Truncation.Skipped)
+		}},
+		{"ToolLines", tools}, // the tools ordered by the pack's table
+		{"Skills", func(k *keyEncoder, _ *Request, d *derived) {
+			k.uint(d.skillsKey[0])
+			k.uint(d.skillsKey[1])
+		}},
+		{"Overrides", func(k *keyEncoder, _ *Request, d *derived) { sortedMap(k, d.Overrides, k.string) }},
+		str("BootstrapMode", func(_ *Request, d *derived) string { return d.BootstrapMode }),
+	}
+	return slices.Concat(fields, channel, session, runtime)
+}()
+
+// keySlot returns the index in keyFields that covers the read path: the
+// path's own writer, else its first name's.
+func keySlot(path string) (int, bool) {
+	if i := slices.IndexFunc(keyFields, func(f keyField) bool { return f.path == path }); i >= 0 {
+		return i, true
+	}
+	top, _, _ := strings.Cut(path, ".")
+	i := slices.IndexFunc(keyFields, func(f keyField) bool { return f.path == top })
+	return i, i >= 0
+}
+
+// readSlots returns the keyFields a section's key is made of, sorted:
+// those covering its read set, or every field of its view when the view
+// escapes.
+func readSlots(sec *pack.Section, vt *viewType) ([]int, error) {
+	var slots []int
+	add := func(path string) error {
+		i, ok := keySlot(path)
+		if !ok {
+			return fmt.Errorf("section %s reads %s, which no memo key field covers", sec.ID, path)
+		}
+		if !slices.Contains(slots, i) {
+			slots = append(slots, i)
+		}
+		return nil
+	}
+	paths := sec.Reads
+	if sec.ReadsAll {
+		paths = nil
+		for _, f := range vt.fields {
+			paths = append(paths, f.name)
+		}
+	}
+	for _, p := range paths {
+		if err := add(p); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(slots)
+	return slots, nil
+}
+
+// sectionPlan is what New works out for a section's memo key: the key
+// fields it reads, and which file lists it reads, whose texts tidy must
+// leave alone.
+type sectionPlan struct {
+	slots               []int
+	files, dynamicFiles bool
+}
+
+// plans returns the plan of every section of p.
+func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, error) {
+	out := make(map[*pack.Section]*sectionPlan, len(p.Sections))
+	for _, sec := range p.Sections {
+		vt := &fullView
+		if sec.Tier == TierStable {
+			vt = &stableView
+		}
+		slots, err := readSlots(sec, vt)
+		if err != nil {
+			return nil, err
+		}
+		plan := &sectionPlan{slots: slots}
+		for _, i := range slots {
+			plan.files = plan.files || keyFields[i].path == "Files"
+			plan.dynamicFiles = plan.dynamicFiles || keyFields[i].path == "DynamicFiles"
+		}
+		out[sec] = plan
+	}
+	return out, nil
+}
+
+// fieldSums is what one render knows of the key fields: each one's hash,
+// computed the first time a section needs it.
+type fieldSums struct {
+	sum  [64]memoKey
+	have uint64 // bit i: sum[i] is set
+}
+
+// sectionKey is the memo key of sec's outcome in this render.
+func (st *renderState) sectionKey(sec *pack.Section, slots []int) memoKey {
+	k, sums := &st.set.key, &st.set.sums
+	for _, i := range slots {
+		if sums.have&(1<<i) == 0 {
+			k.reset()
+			keyFields[i].write(k, st.req, &st.d)
+			sums.sum[i], sums.have = k.sum(), sums.have|1<<i
+		}
+	}
+	k.reset()
+	k.string(sec.ID)
+	k.string(st.req.Harness)
+	k.string(string(st.req.Mode))
+	for _, i := range slots {
+		k.uint(sums.sum[i][0])
+		k.uint(sums.sum[i][1])
+	}
+	return k.sum()
+}
+
+func (k *keyEncoder) tools(tools []Tool) {
+	if tools == nil {
+		k.uint(nilMark)
+		return
+	}
+	k.int(len(tools))
+	for _, t := range tools { // what templates see of them: not the schemas
+		k.string(t.Name)
+		k.string(t.Description)
+	}
 }

@@ -1,132 +1,271 @@
 package engine
 
 import (
+	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
-	"github.com/sysprompt/sysprompt/engine/bootstrap"
-	"github.com/sysprompt/sysprompt/engine/config"
-	"github.com/sysprompt/sysprompt/engine/skills"
-	"github.com/sysprompt/sysprompt/engine/view"
+	"github.com/sysprompt/sysprompt/engine/internal/pack"
 )
 
-// stableKey writes every field of these types by hand. A field added to
-// one of them fails here until stableKey (or catalogKey) writes it too, or
-// this table says why it need not.
-func TestStableKeyCoversEveryField(t *testing.T) {
-	for typ, written := range map[reflect.Type]int{
-		reflect.TypeFor[config.Settings]():     21,
-		reflect.TypeFor[bootstrap.File]():      13,
-		reflect.TypeFor[skills.Skill]():        9,
-		reflect.TypeFor[skills.Metadata]():     5,
-		reflect.TypeFor[skills.Requirements](): 4,
-		reflect.TypeFor[view.SkillsView]():     5,
-		reflect.TypeFor[Workspace]():           2,
-		reflect.TypeFor[Docs]():                3,
-		reflect.TypeFor[Sandbox]():             4,
-		reflect.TypeFor[Tool]():                3, // Schema is left out on purpose: templates never see it
-	} {
-		assert.Equal(t, written, typ.NumField(), "%s changed: update stableKey and this count", typ)
-	}
-	var stable []string
-	for _, f := range requestFields {
-		if f.tier == TierStable {
-			stable = append(stable, f.key)
-		}
-	}
-	assert.Equal(t, []string{"Mode", "Harness", "Agent", "SessionKind", "ChatType", "Tools", "Workspace", "Docs", "Sandbox", "Timezone", "ModelAliases"}, stable,
-		"the stable request fields changed: update stableKey")
-	stable = nil
-	for _, f := range derivedFields {
-		if f.tier == TierStable {
-			stable = append(stable, f.key)
-		}
-	}
-	assert.Equal(t, []string{"Config", "Pack", "Files", "StablePrefix", "ToolLines", "Skills", "Overrides", "BootstrapMode"}, stable,
-		"the stable derived values changed: update stableKey")
+// A mutation changes one value a template could read, somewhere under
+// the view field top (and its field sub, when top is a struct).
+type mutation struct {
+	name, top, sub string
+	apply          func(r *Request, d *derived)
 }
 
-// Every stable input moves the key; no volatile one does.
-func TestStableKeyFollowsStableInputs(t *testing.T) {
-	base := func() (*Request, *derived) {
-		list := []string{"a"}
-		return &Request{
-				Mode: ModeFull, Tools: []Tool{{Name: "read", Description: "Read."}},
-				ModelAliases: map[string]string{"s": "x/y"},
-			}, &derived{
-				Config:    config.Settings{SkillsAllowlist: &list, Plugins: map[string]bool{"p": true}},
-				Files:     view.FileList{{Name: "AGENTS.md", Content: "hello"}},
-				Overrides: view.OverrideSet{"tool_call_style": "x"},
+// populated returns a request and derived values with every exported
+// field, element and entry set, so that every value has a mutation.
+func populated() (*Request, *derived) {
+	r, d := &Request{}, &derived{}
+	populate(reflect.ValueOf(r).Elem(), 0)
+	populate(reflect.ValueOf(d).Elem(), 0)
+	return r, d
+}
+
+func populate(v reflect.Value, depth int) {
+	if depth > 6 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("s")
+	case reflect.Int, reflect.Int64:
+		v.SetInt(1)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				populate(v.Field(i), depth+1)
 			}
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		populate(v.Index(0), depth+1)
+	case reflect.Map:
+		v.Set(reflect.MakeMap(v.Type()))
+		e := reflect.New(v.Type().Elem()).Elem()
+		populate(e, depth+1)
+		v.SetMapIndex(reflect.ValueOf("k"), e)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		populate(v.Elem(), depth+1)
+	case reflect.Interface:
+		v.Set(reflect.ValueOf("s"))
 	}
-	r0, d0 := base()
-	var k keyEncoder
-	want := stableKey(&k, "embedded", r0, d0, memoKey{1, 2})
-
-	stableChanges := map[string]func(r *Request, d *derived){
-		"mode":          func(r *Request, d *derived) { r.Mode = ModeMinimal },
-		"agent":         func(r *Request, d *derived) { r.Agent = "x" },
-		"session kind":  func(r *Request, d *derived) { r.SessionKind = "cron" },
-		"tool name":     func(r *Request, d *derived) { r.Tools[0].Name = "write" },
-		"tool desc":     func(r *Request, d *derived) { r.Tools[0].Description = "Read it." },
-		"no tools":      func(r *Request, d *derived) { r.Tools = nil },
-		"empty tools":   func(r *Request, d *derived) { r.Tools = []Tool{} },
-		"workspace":     func(r *Request, d *derived) { r.Workspace.Path = "/w" },
-		"brand new":     func(r *Request, d *derived) { r.Workspace.BrandNew = new(true) },
-		"not new":       func(r *Request, d *derived) { r.Workspace.BrandNew = new(false) },
-		"chat type":     func(r *Request, d *derived) { r.ChatType = "group" },
-		"setup pending": func(r *Request, d *derived) { d.BootstrapMode = "full" },
-		"docs":          func(r *Request, d *derived) { r.Docs.URL = "u" },
-		"sandbox":       func(r *Request, d *derived) { r.Sandbox.Elevated = true },
-		"timezone":      func(r *Request, d *derived) { r.Timezone = "Europe/Lisbon" },
-		"alias":         func(r *Request, d *derived) { r.ModelAliases["s"] = "x/z" },
-		"nil aliases":   func(r *Request, d *derived) { r.ModelAliases = nil },
-		"setting":       func(r *Request, d *derived) { d.Config.TimeFormat = "24" },
-		"allowlist":     func(r *Request, d *derived) { (*d.Config.SkillsAllowlist)[0] = "b" },
-		"no allowlist":  func(r *Request, d *derived) { d.Config.SkillsAllowlist = nil },
-		"plugin":        func(r *Request, d *derived) { d.Config.Plugins["p"] = false },
-		"file content":  func(r *Request, d *derived) { d.Files[0].Content = "hello!" },
-		"file status":   func(r *Request, d *derived) { d.Files[0].Status = bootstrap.StatusTruncated },
-		"file private":  func(r *Request, d *derived) { d.Files[0].Private = true },
-		"no files":      func(r *Request, d *derived) { d.Files = nil },
-		"stable prefix": func(r *Request, d *derived) { d.StablePrefix = "p" },
-		"override":      func(r *Request, d *derived) { d.Overrides["tool_call_style"] = "y" },
-	}
-	for name, change := range stableChanges {
-		r, d := base()
-		change(r, d)
-		assert.NotEqual(t, want, stableKey(&k, "embedded", r, d, memoKey{1, 2}), name)
-	}
-	assert.NotEqual(t, want, stableKey(&k, "codex", r0, d0, memoKey{1, 2}), "harness")
-	assert.NotEqual(t, want, stableKey(&k, "embedded", r0, d0, memoKey{1, 3}), "skills")
-
-	r, d := base()
-	r.Date, r.Channel.ID, r.Owners, r.Session.Key = "2026-01-01T00:00:00Z", "discord", []string{"x"}, "k"
-	d.DynamicFiles, d.DynamicSuffix, d.Truncation.Warn = view.FileList{{Name: "HEARTBEAT.md"}}, "s", true
-	assert.Equal(t, want, stableKey(&k, "embedded", r, d, memoKey{1, 2}), "volatile inputs must not move the key")
 }
 
-// The catalog key moves with what templates see of the catalog.
-func TestCatalogKeyFollowsTheView(t *testing.T) {
+// mutations lists a change of every value under every field of the full
+// view, found by walking the populated types.
+func mutations() []mutation {
+	var out []mutation
+	r0, d0 := populated()
+	for _, f := range fullView.fields {
+		root, index := reflect.ValueOf(r0).Elem(), f.request
+		if f.request < 0 {
+			root, index = reflect.ValueOf(d0).Elem(), f.derived
+		}
+		var steps []int
+		var walkValue func(v reflect.Value, name, sub string)
+		walkValue = func(v reflect.Value, name, sub string) {
+			path := slices.Clone(steps)
+			at := func(r *Request, d *derived) reflect.Value {
+				v := reflect.ValueOf(r).Elem()
+				if f.request < 0 {
+					v = reflect.ValueOf(d).Elem()
+				}
+				v = v.Field(index)
+				for _, s := range path {
+					switch v.Kind() {
+					case reflect.Struct:
+						v = v.Field(s)
+					case reflect.Slice:
+						v = v.Index(s)
+					case reflect.Pointer:
+						v = v.Elem()
+					}
+				}
+				return v
+			}
+			add := func(op string, do func(v reflect.Value)) {
+				out = append(out, mutation{name: f.name + name + " " + op, top: f.name, sub: sub,
+					apply: func(r *Request, d *derived) { do(at(r, d)) }})
+			}
+			switch v.Kind() {
+			case reflect.String:
+				add("changed", func(v reflect.Value) { v.SetString(v.String() + "~") })
+			case reflect.Bool:
+				add("flipped", func(v reflect.Value) { v.SetBool(!v.Bool()) })
+			case reflect.Int, reflect.Int64:
+				add("changed", func(v reflect.Value) { v.SetInt(v.Int() + 1) })
+			case reflect.Uint64:
+				add("changed", func(v reflect.Value) { v.SetUint(v.Uint() + 1) })
+			case reflect.Pointer:
+				add("nil", func(v reflect.Value) { v.Set(reflect.Zero(v.Type())) })
+				steps = append(steps, 0)
+				walkValue(v.Elem(), name, sub)
+				steps = steps[:len(steps)-1]
+			case reflect.Slice:
+				add("nil", func(v reflect.Value) { v.Set(reflect.Zero(v.Type())) })
+				add("empty", func(v reflect.Value) { v.Set(reflect.MakeSlice(v.Type(), 0, 0)) })
+				add("longer", func(v reflect.Value) { v.Set(reflect.Append(v, v.Index(0))) })
+				steps = append(steps, 0)
+				walkValue(v.Index(0), name+"[0]", sub)
+				steps = steps[:len(steps)-1]
+			case reflect.Map:
+				add("nil", func(v reflect.Value) { v.Set(reflect.Zero(v.Type())) })
+				add("empty", func(v reflect.Value) { v.Set(reflect.MakeMap(v.Type())) })
+				add("another key", func(v reflect.Value) {
+					m := reflect.MakeMap(v.Type())
+					m.SetMapIndex(reflect.ValueOf("j"), v.MapIndex(reflect.ValueOf("k")))
+					v.Set(m)
+				})
+				if k := v.Type().Elem().Kind(); k == reflect.String || k == reflect.Bool || k == reflect.Int {
+					add("another value", func(v reflect.Value) {
+						e := reflect.New(v.Type().Elem()).Elem()
+						e.Set(v.MapIndex(reflect.ValueOf("k")))
+						switch k {
+						case reflect.String:
+							e.SetString(e.String() + "~")
+						case reflect.Bool:
+							e.SetBool(!e.Bool())
+						default:
+							e.SetInt(e.Int() + 1)
+						}
+						m := reflect.MakeMap(v.Type())
+						m.SetMapIndex(reflect.ValueOf("k"), e)
+						v.Set(m)
+					})
+				}
+			case reflect.Struct:
+				for i := range v.NumField() {
+					sf := v.Type().Field(i)
+					if !sf.IsExported() {
+						continue
+					}
+					s := sub
+					if len(steps) == 0 {
+						s = sf.Name
+					}
+					steps = append(steps, i)
+					walkValue(v.Field(i), name+"."+sf.Name, s)
+					steps = steps[:len(steps)-1]
+				}
+			}
+		}
+		walkValue(root.Field(index), "", "")
+	}
+	return out
+}
+
+// sums computes every key field's hash for r and d as a render would:
+// the skills key stands for the skills view.
+func sums(r *Request, d *derived) []memoKey {
 	var k keyEncoder
-	newView := func() *view.SkillsView {
-		return &view.SkillsView{Listed: []skills.Skill{{Name: "a", Version: "v1", Meta: skills.Metadata{OS: []string{"linux"}}}}, Descriptions: true}
+	d.skillsKey = catalogKey(&k, &d.Skills)
+	out := make([]memoKey, len(keyFields))
+	for i, f := range keyFields {
+		k.reset()
+		f.write(&k, r, d)
+		out[i] = k.sum()
 	}
-	want := catalogKey(&k, newView())
-	for name, change := range map[string]func(v *view.SkillsView){
-		"version":      func(v *view.SkillsView) { v.Listed[0].Version = "v2" },
-		"os":           func(v *view.SkillsView) { v.Listed[0].Meta.OS = nil },
-		"descriptions": func(v *view.SkillsView) { v.Descriptions = false },
-		"note":         func(v *view.SkillsView) { v.Note = "1 of 2" },
-		"eligible":     func(v *view.SkillsView) { v.Eligible = 2 },
-		"catalog":      func(v *view.SkillsView) { v.Catalog = "<available_skills/>" },
-		"none":         func(v *view.SkillsView) { v.Listed = nil },
-	} {
-		v := newView()
-		change(v)
-		assert.NotEqual(t, want, catalogKey(&k, v), name)
+	return out
+}
+
+// expected is the key fields a mutation must move: its field's own and,
+// for a change inside a struct field, that part's.
+func expected(m mutation) []int {
+	switch {
+	case m.top == "Pack", m.top == "ToolLines":
+		return nil // fixed for the Engine; a function of Tools
+	case strings.HasPrefix(m.name, "Tools[0].Schema"):
+		return nil // templates never see schemas
 	}
-	assert.Equal(t, want, catalogKey(&k, newView()))
+	var want []int
+	for i, f := range keyFields {
+		if f.path == m.top || m.sub != "" && f.path == m.top+"."+m.sub || m.top == "Tools" && f.path == "ToolLines" {
+			want = append(want, i)
+		}
+	}
+	return want
+}
+
+// Every value a template can read moves the key fields that stand for
+// it, and no other.
+func TestKeyFieldsFollowTheirFields(t *testing.T) {
+	require.LessOrEqual(t, len(keyFields), 64, "fieldSums holds 64")
+	for _, f := range fullView.fields {
+		_, ok := keySlot(f.name)
+		assert.True(t, ok, "no key field writes %s", f.name)
+	}
+	r0, d0 := populated()
+	base := sums(r0, d0)
+	assert.Equal(t, base, sums(r0, d0), "the same values, the same sums")
+	ms := mutations()
+	require.Greater(t, len(ms), 150)
+	for _, m := range ms {
+		r, d := populated()
+		m.apply(r, d)
+		var moved []int
+		for i, s := range sums(r, d) {
+			if s != base[i] {
+				moved = append(moved, i)
+			}
+		}
+		assert.Equal(t, expected(m), moved, "%s: moved %v", m.name, paths(moved))
+	}
+}
+
+func paths(slots []int) []string {
+	var out []string
+	for _, i := range slots {
+		out = append(out, keyFields[i].path)
+	}
+	return out
+}
+
+// Every section's key moves with each value its template reads, as the
+// read set found in its parse tree says, and with no other.
+func TestSectionKeysFollowTheirReadSets(t *testing.T) {
+	e, err := New(os.DirFS(".."))
+	require.NoError(t, err)
+	ms := mutations()
+	set := e.newRenderSet()
+	key := func(sec sectionPlanned, r *Request, d *derived) memoKey {
+		d.skillsKey = catalogKey(&keyEncoder{}, &d.Skills)
+		set.sums.have = 0
+		st := &renderState{e: e, set: set, req: r, d: *d}
+		return st.sectionKey(sec.sec, sec.plan.slots)
+	}
+	for _, sec := range planned(e) {
+		r0, d0 := populated()
+		base := key(sec, r0, d0)
+		for _, m := range ms {
+			r, d := populated()
+			m.apply(r, d)
+			// Every key holds the harness and the mode.
+			want := m.top == "Mode" || m.top == "Harness" ||
+				slices.ContainsFunc(expected(m), func(i int) bool { return slices.Contains(sec.plan.slots, i) })
+			assert.Equal(t, want, key(sec, r, d) != base, "%s reads %v (all: %v); %s", sec.sec.ID, sec.sec.Reads, sec.sec.ReadsAll, m.name)
+		}
+	}
+}
+
+type sectionPlanned struct {
+	sec  *pack.Section
+	plan *sectionPlan
+}
+
+func planned(e *Engine) []sectionPlanned {
+	var out []sectionPlanned
+	for _, id := range sortedKeys(e.pack.Sections) {
+		sec := e.pack.Sections[id]
+		out = append(out, sectionPlanned{sec, e.plans[sec]})
+	}
+	return out
 }

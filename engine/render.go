@@ -157,7 +157,9 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	}}
 	st.d.BootstrapMode = bootstrapMode(req, files) // "" without a workspace: nothing was loaded
 
-	if res.Layers, err = st.renderLayers(h, stableKey(&set.key, h.Name, req, &st.d, sk.key)); err != nil {
+	st.d.skillsKey = sk.key
+	set.sums.have = 0
+	if res.Layers, err = st.renderLayers(h); err != nil {
 		return nil, err
 	}
 	res.Omitted = st.omitted
@@ -174,37 +176,15 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	return res, nil
 }
 
-// renderLayers renders the harness's layers, taking the stable tier from
-// the memo under key when it is there and storing it when it is not.
-func (st *renderState) renderLayers(h *pack.Harness, key memoKey) ([]Layer, error) {
-	e := st.e
-	tier, hit := e.memo.get(key)
-	if hit {
-		st.d.ToolLines, st.toolLinesDone = tier.toolLines, true
-	} else {
-		tier = &stableTier{layers: make([]memoLayer, len(h.Layers))}
-	}
+// renderLayers renders the harness's layers.
+func (st *renderState) renderLayers(h *pack.Harness) ([]Layer, error) {
 	layers := make([]Layer, 0, len(h.Layers))
-	for i, ly := range h.Layers {
-		var cached *memoLayer
-		if hit {
-			cached = &tier.layers[i]
-		}
-		layer, stable, err := st.renderLayer(ly, cached)
+	for _, ly := range h.Layers {
+		layer, err := st.renderLayer(ly)
 		if err != nil {
 			return nil, err
 		}
-		if !hit {
-			tier.layers[i] = memoLayer{outcomes: stable, sha256: layer.StableSHA256}
-		}
 		layers = append(layers, layer)
-	}
-	if !hit {
-		if !st.toolLinesDone {
-			st.d.ToolLines, st.toolLinesDone = toolLines(e.pack.Tools, st.req.Tools), true
-		}
-		tier.toolLines = st.d.ToolLines
-		e.memo.put(key, tier)
 	}
 	return layers, nil
 }
@@ -353,40 +333,34 @@ func protectedTexts(files []bootstrap.File) []string {
 	return out
 }
 
-// renderLayer renders one layer's sections in manifest order. cached,
-// when not nil, holds the outcomes of the layer's stable sections from an
-// earlier render with the same stable inputs; otherwise the stable
-// outcomes are returned for the memo.
-func (st *renderState) renderLayer(ly *pack.Layer, cached *memoLayer) (Layer, []sectionOutcome, error) {
+// renderLayer renders one layer's sections in manifest order, each from
+// the memo when its key is there.
+func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	// Stable sections come first in a layer, so one scratch list holds
 	// the stable texts and then the dynamic ones.
 	parts, nStable := st.set.parts[:0], 0
+	stableKeys := st.set.stableKeys[:0]
 	defer func() {
 		clear(parts)
-		st.set.parts = parts[:0]
+		st.set.parts, st.set.stableKeys = parts[:0], stableKeys[:0]
 	}()
-	var infos []RenderedSection
-	var stableOutcomes []sectionOutcome
-	next := 0 // index into cached.outcomes
+	infos := make([]RenderedSection, 0, len(ly.Sections))
 	for _, sec := range ly.Sections {
 		if err := st.set.meter.Err(); err != nil {
-			return Layer{}, nil, &Error{Phase: PhaseExec, File: sec.File, Section: sec.ID, Err: err}
+			return Layer{}, &Error{Phase: PhaseExec, File: sec.File, Section: sec.ID, Err: err}
 		}
-		var o sectionOutcome
-		if sec.Tier == TierStable && cached != nil {
-			o = cached.outcomes[next]
-			next++
-		} else {
-			var err error
-			if o, err = st.renderSection(sec); err != nil {
-				return Layer{}, nil, err
-			}
-			if sec.Tier == TierStable {
-				stableOutcomes = append(stableOutcomes, o)
-			}
+		o, key, err := st.section(sec)
+		if err != nil {
+			return Layer{}, err
+		}
+		if sec.Tier == TierStable {
+			stableKeys = append(stableKeys, key)
 		}
 		st.set.meter.Kept(len(o.out))
 		if o.out == "" {
+			if st.omitted == nil {
+				st.omitted = make([]Omission, 0, len(ly.Sections))
+			}
 			st.omitted = append(st.omitted, Omission{ID: sec.ID, Layer: ly.Name, Reason: o.reason})
 			continue
 		}
@@ -396,15 +370,57 @@ func (st *renderState) renderLayer(ly *pack.Layer, cached *memoLayer) (Layer, []
 			nStable++
 		}
 	}
-	stableSHA := ""
-	if cached != nil {
-		stableSHA = cached.sha256
+	// The stable prefix is a function of its sections' keys, so its
+	// digest is kept under them.
+	k := &st.set.key
+	k.reset()
+	k.string(ly.Name)
+	for _, sk := range stableKeys {
+		k.uint(sk[0])
+		k.uint(sk[1])
 	}
+	shaKey := k.sum()
+	cached, _ := st.e.memo.get(shaKey)
 	boundary := st.e.pack.Manifest.Boundary
 	if st.req.Mode == ModeNone {
 		boundary = ""
 	}
-	return assemble(ly.Name, boundary, parts[:nStable], parts[nStable:], infos, stableSHA), stableOutcomes, nil
+	l := assemble(ly.Name, boundary, parts[:nStable], parts[nStable:], infos, cached.sha256)
+	if cached.sha256 == "" {
+		st.e.memo.put(shaKey, memoValue{sha256: l.StableSHA256})
+	}
+	return l, nil
+}
+
+// section returns one section's outcome and the key it is known by:
+// omitted for the mode, a provider's override, or the template's text,
+// from the memo or executed.
+func (st *renderState) section(sec *pack.Section) (sectionOutcome, memoKey, error) {
+	req, k := st.req, &st.set.key
+	k.reset()
+	k.string(sec.ID)
+	k.string(string(req.Mode))
+	switch {
+	case !sec.HasMode(req.Mode):
+		return sectionOutcome{reason: OmitMode}, k.sum(), nil
+	case req.Mode == ModeNone && sec.ID != st.e.pack.Manifest.IdentitySection:
+		return sectionOutcome{reason: OmitNone}, k.sum(), nil
+	}
+	if text, ok := st.contrib.overrides[sec.Override]; ok && sec.Override != "" {
+		k.string(text)
+		return st.finish("", nil, sectionOutcome{out: text, overridden: true}), k.sum(), nil
+	}
+	plan := st.e.plans[sec]
+	key := st.sectionKey(sec, plan.slots)
+	if v, ok := st.e.memo.get(key); ok {
+		return v.outcome, key, nil
+	}
+	o, err := st.execSection(sec, plan)
+	if err != nil {
+		return sectionOutcome{}, key, err
+	}
+	st.e.memo.put(key, memoValue{outcome: o})
+	return o, key, nil
 }
 
 // renderState is what the sections of one render share. It lives on the
@@ -420,25 +436,30 @@ type renderState struct {
 
 	toolLinesDone bool
 	stable, full  any
-	// Injected texts that tidy leaves alone: a stable section can hold
-	// only stable files, a dynamic one any; see tidy.
-	protectedStable, protectedAll []string
-	protectedDone                 bool
+	// Injected texts that tidy leaves alone, of the stable and of the
+	// dynamic files; see tidy.
+	protectedStable, protectedDynamic []string
+	protectedDone                     bool
 }
 
 // tidy is tidy for this render: the injected texts it must leave alone
-// are gathered only once a section has blank lines to fold.
-func (st *renderState) tidy(raw string, tier Tier) string {
+// are those of the file lists the section reads, gathered only once a
+// section has blank lines to fold.
+func (st *renderState) tidy(raw string, plan *sectionPlan) string {
 	if trimmed := strings.TrimSpace(raw); !tidy.HasBlankRun(trimmed) {
 		return trimmed
 	}
 	if !st.protectedDone {
-		st.protectedStable, st.protectedAll, st.protectedDone = protectedTexts(st.d.Files), protectedTexts(st.files), true
+		st.protectedStable, st.protectedDynamic, st.protectedDone = protectedTexts(st.d.Files), protectedTexts(st.d.DynamicFiles), true
 	}
-	if tier == TierStable {
-		return tidy.Text(raw, st.protectedStable)
+	var protected []string
+	if plan.files {
+		protected = st.protectedStable
 	}
-	return tidy.Text(raw, st.protectedAll)
+	if plan.dynamicFiles {
+		protected = append(slices.Clip(protected), st.protectedDynamic...)
+	}
+	return tidy.Text(raw, protected)
 }
 
 // view builds a view of type vt for this render.
@@ -453,18 +474,8 @@ func (st *renderState) view(vt *viewType) any {
 	return vt.build(st.req, &st.d)
 }
 
-// renderSection executes one section, or takes its provider override.
-func (st *renderState) renderSection(sec *pack.Section) (sectionOutcome, error) {
-	req := st.req
-	if !sec.HasMode(req.Mode) {
-		return sectionOutcome{reason: OmitMode}, nil
-	}
-	if req.Mode == ModeNone && sec.ID != st.e.pack.Manifest.IdentitySection {
-		return sectionOutcome{reason: OmitNone}, nil
-	}
-	if text, ok := st.contrib.overrides[sec.Override]; ok && sec.Override != "" {
-		return st.finish("", sec.Tier, sectionOutcome{out: text, overridden: true}), nil
-	}
+// execSection executes a section's template against its tier's view.
+func (st *renderState) execSection(sec *pack.Section, plan *sectionPlan) (sectionOutcome, error) {
 	var dot any
 	if sec.Tier == TierStable {
 		if st.stable == nil {
@@ -481,14 +492,14 @@ func (st *renderState) renderSection(sec *pack.Section) (sectionOutcome, error) 
 	if err != nil {
 		return sectionOutcome{}, err
 	}
-	return st.finish(raw, sec.Tier, sectionOutcome{}), nil
+	return st.finish(raw, plan, sectionOutcome{}), nil
 }
 
 // finish tidies raw (unless o already holds an override's text), keeps
 // the boundary marker out, and counts.
-func (st *renderState) finish(raw string, tier Tier, o sectionOutcome) sectionOutcome {
+func (st *renderState) finish(raw string, plan *sectionPlan, o sectionOutcome) sectionOutcome {
 	if !o.overridden {
-		o.out = st.tidy(raw, tier)
+		o.out = st.tidy(raw, plan)
 	}
 	o.out = tidy.Boundary(o.out, st.e.pack.Manifest.Boundary)
 	if o.out == "" {

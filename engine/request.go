@@ -478,7 +478,8 @@ type derived struct {
 	// cannot, and "" otherwise.
 	BootstrapMode string `tier:"stable"`
 
-	tools view.ToolList `tier:"-"` // the Tools view field (a request field in another type)
+	tools     view.ToolList `tier:"-"` // the Tools view field (a request field in another type)
+	skillsKey memoKey       `tier:"-"` // stands for Skills in memo keys
 }
 
 var (

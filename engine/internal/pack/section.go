@@ -24,6 +24,13 @@ type Section struct {
 	Tier     Tier
 	Override string
 	Body     string // template text; front matter lines kept as blank lines so positions match the file
+	// Reads is what the section's template reads of its dot, found by
+	// Compile: field paths of at most two names ("Channel.Delivery",
+	// "Files"), sorted. ReadsAll says the whole dot escapes (printed,
+	// handed to a function, or to a template chosen at run time), so
+	// the section may depend on any field.
+	Reads    []string
+	ReadsAll bool
 }
 
 func (s *Section) HasMode(m Mode) bool { return slices.Contains(s.Modes, m) }

@@ -111,7 +111,8 @@ func walkBranch(b *parse.BranchNode, visit func(parse.Node)) {
 // checkTiers finds sections that read a field the view does not have, and
 // stable sections that read a volatile field: .Field at the top level of
 // the section (where dot is the view), $.Field anywhere, and the same
-// inside partials called with the view as their dot.
+// inside partials called with the view as their dot. The same walk
+// records each section's read set (Section.Reads, Section.ReadsAll).
 func checkTiers(master *template.Template, p *Pack, fields Fields) diag.ErrorList {
 	var errs diag.ErrorList
 	for _, id := range sortedKeys(p.Sections) {
@@ -121,9 +122,10 @@ func checkTiers(master *template.Template, p *Pack, fields Fields) diag.ErrorLis
 			continue
 		}
 		c := &tierChecker{master: master, fields: fields, section: id, stable: sec.Tier == TierStable,
-			seen: map[string]bool{}, aliases: map[string]bool{}}
+			seen: map[string]bool{}, aliases: map[string]bool{}, reads: map[string]bool{}}
 		c.list(t.Tree, t.Tree.Root, true)
 		errs = append(errs, c.errs...)
+		sec.Reads, sec.ReadsAll = sortedKeys(c.reads), c.escapes
 	}
 	return errs
 }
@@ -136,6 +138,18 @@ type tierChecker struct {
 	seen    map[string]bool // partials already checked with the view as dot
 	aliases map[string]bool // variables holding the view ($v := .)
 	errs    diag.ErrorList
+
+	reads   map[string]bool // field paths read, "A" or "A.B"
+	escapes bool            // the whole view is used as a value
+}
+
+// read records a chain of names read from the view: its first two, since
+// a second name is a field (or a method) of the first.
+func (c *tierChecker) read(ident []string) {
+	if len(ident) > 2 {
+		ident = ident[:2]
+	}
+	c.reads[strings.Join(ident, ".")] = true
 }
 
 // field checks one top-level field name read at node n.
@@ -220,11 +234,18 @@ func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root bool) {
 		if root {
 			// A chained field's position is its second element's.
 			c.field(tree, at(a.Pos, a.Ident, 1), a.Ident[0])
+			c.read(a.Ident)
 		}
+	case *parse.DotNode:
+		c.escapes = c.escapes || root
 	case *parse.VariableNode:
 		isViewVar := a.Ident[0] == "$" || c.aliases[a.Ident[0]]
-		if len(a.Ident) > 1 && isViewVar {
+		switch {
+		case len(a.Ident) > 1 && isViewVar:
 			c.field(tree, at(a.Pos, a.Ident, 0), a.Ident[1])
+			c.read(a.Ident[1:])
+		case isViewVar:
+			c.escapes = true
 		}
 	case *parse.ChainNode:
 		c.arg(tree, a.Node, root)
