@@ -242,16 +242,25 @@ func TestSectionKeysFollowTheirReadSets(t *testing.T) {
 		st := &renderState{e: e, set: set, req: r, d: *d}
 		return st.sectionKey(sec.sec, sec.plan.slots)
 	}
+	type variant struct {
+		r *Request
+		d *derived
+	}
+	variants := make([]variant, len(ms))
+	for i, m := range ms {
+		r, d := populated()
+		m.apply(r, d)
+		variants[i] = variant{r, d}
+	}
+	r0, d0 := populated()
 	for _, sec := range planned(e) {
-		r0, d0 := populated()
 		base := key(sec, r0, d0)
-		for _, m := range ms {
-			r, d := populated()
-			m.apply(r, d)
+		for i, m := range ms {
 			// Every key holds the harness and the mode.
 			want := m.top == "Mode" || m.top == "Harness" ||
 				slices.ContainsFunc(expected(m), func(i int) bool { return slices.Contains(sec.plan.slots, i) })
-			assert.Equal(t, want, key(sec, r, d) != base, "%s reads %v (all: %v); %s", sec.sec.ID, sec.sec.Reads, sec.sec.ReadsAll, m.name)
+			assert.Equal(t, want, key(sec, variants[i].r, variants[i].d) != base,
+				"%s reads %v (all: %v); %s", sec.sec.ID, sec.sec.Reads, sec.sec.ReadsAll, m.name)
 		}
 	}
 }

@@ -1,0 +1,47 @@
+package pack
+
+import (
+	"fmt"
+	"testing"
+	"text/template"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The tier check records what each section reads of its dot: paths of at
+// most two names, through variables, with and partials called with the
+// dot; a dot used whole marks the section as reading everything.
+func TestReadSets(t *testing.T) {
+	fields := Fields{All: map[string]bool{"A": true, "B": true, "X": true, "Y": true, "Z": true}}
+	for i, c := range []struct {
+		body  string
+		reads []string
+		all   bool
+	}{
+		{`{{ .A.B.C }}{{ .X }}`, []string{"A.B", "X"}, false},
+		{`{{ range .A }}{{ .Name }}{{ $.X.Y }}{{ end }}`, []string{"A", "X.Y"}, false},
+		{`{{ with .A }}{{ .B }}{{ end }}`, []string{"A"}, false},
+		{`{{ with $ }}{{ .Z }}{{ end }}`, []string{"Z"}, false},
+		{`{{ $v := . }}{{ $v.Z }}`, []string{"Z"}, false},
+		{`{{ template "p" . }}`, []string{"Y"}, false},
+		{`{{ include "p" . }}{{ include "p" .X }}`, []string{"X", "Y"}, false},
+		{`{{ if .A.Has "x" }}{{ end }}`, []string{"A.Has"}, false},
+		{`{{ . }}`, nil, true},
+		{`{{ toJson . }}`, nil, true},
+		{`{{ $v := . }}{{ toJson $v }}`, nil, true},
+		{`{{ range .A }}{{ toJson $ }}{{ end }}`, []string{"A"}, true},
+		{`{{ $n := "p" }}{{ include $n . }}`, nil, true},
+		{`{{ range .A }}{{ toJson . }}{{ end }}`, []string{"A"}, false}, // dot is an element there
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			master := template.New("").Funcs(template.FuncMap{"include": func(string, any) string { return "" }, "toJson": fmt.Sprint})
+			template.Must(master.New("p").Parse(`{{ .Y }}`))
+			template.Must(master.New("s.md.tmpl").Parse(c.body))
+			sec := &Section{ID: "s", File: "s.md.tmpl", Tier: TierDynamic}
+			require.Empty(t, checkTiers(master, &Pack{Sections: map[string]*Section{"s": sec}}, fields))
+			assert.Equal(t, c.reads, sec.Reads, c.body)
+			assert.Equal(t, c.all, sec.ReadsAll, c.body)
+		})
+	}
+}
