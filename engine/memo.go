@@ -435,11 +435,11 @@ func readSlots(sec *pack.Section, vt *viewType) ([]int, error) {
 }
 
 // sectionPlan is what New works out for a section's memo key: the key
-// fields it reads, and which file lists it reads, whose texts tidy must
-// leave alone.
+// fields it reads; which file lists it reads, whose texts tidy must
+// leave alone; whether it reads the tool lines, which cost a sort.
 type sectionPlan struct {
-	slots               []int
-	files, dynamicFiles bool
+	slots                          []int
+	files, dynamicFiles, toolLines bool
 }
 
 // plans returns the plan of every section of p.
@@ -458,6 +458,7 @@ func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, error) {
 		for _, i := range slots {
 			plan.files = plan.files || keyFields[i].path == "Files"
 			plan.dynamicFiles = plan.dynamicFiles || keyFields[i].path == "DynamicFiles"
+			plan.toolLines = plan.toolLines || keyFields[i].path == "ToolLines"
 		}
 		out[sec] = plan
 	}

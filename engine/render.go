@@ -462,33 +462,31 @@ func (st *renderState) tidy(raw string, plan *sectionPlan) string {
 	return tidy.Text(raw, protected)
 }
 
-// view builds a view of type vt for this render.
-func (st *renderState) view(vt *viewType) any {
-	if vt.toolLines && !st.toolLinesDone {
-		st.d.ToolLines = toolLines(st.e.pack.Tools, st.req.Tools)
-		st.toolLinesDone = true
+// dot returns the section data for a section of the given plan: the
+// stable or the full view, built on first use. The tool lines are worked
+// out only for a section that reads them; a view built before they were
+// is built again.
+func (st *renderState) dot(sec *pack.Section, plan *sectionPlan) any {
+	vt, built := &fullView, &st.full
+	if sec.Tier == TierStable {
+		vt, built = &stableView, &st.stable
 	}
-	if vt.tools && st.d.tools == nil && st.req.Tools != nil {
-		st.d.tools = toolInfos(st.req.Tools)
+	if plan.toolLines && !st.toolLinesDone {
+		st.d.ToolLines, st.toolLinesDone = toolLines(st.e.pack.Tools, st.req.Tools), true
+		st.stable, st.full = nil, nil
 	}
-	return vt.build(st.req, &st.d)
+	if *built == nil {
+		if vt.tools && st.d.tools == nil && st.req.Tools != nil {
+			st.d.tools = toolInfos(st.req.Tools)
+		}
+		*built = vt.build(st.req, &st.d)
+	}
+	return *built
 }
 
 // execSection executes a section's template against its tier's view.
 func (st *renderState) execSection(sec *pack.Section, plan *sectionPlan) (sectionOutcome, error) {
-	var dot any
-	if sec.Tier == TierStable {
-		if st.stable == nil {
-			st.stable = st.view(&stableView)
-		}
-		dot = st.stable
-	} else {
-		if st.full == nil {
-			st.full = st.view(&fullView)
-		}
-		dot = st.full
-	}
-	raw, err := st.exec(sec, dot)
+	raw, err := st.exec(sec, st.dot(sec, plan))
 	if err != nil {
 		return sectionOutcome{}, err
 	}
