@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"text/template"
 	"unicode/utf8"
 )
 
@@ -44,25 +43,8 @@ func (e *FailError) Error() string {
 	return e.Message
 }
 
-// errIncludeUnbound is what include does until the engine binds it per render clone.
-var errIncludeUnbound = errors.New("include is not bound to a template set; bind it per render with funcs.Meter.Include or funcs.NewIncluder")
-
-// own returns sysprompt's functions; they replace sprig's of the same name.
-func own() template.FuncMap {
-	return template.FuncMap{
-		"fail":      fail,
-		"include":   func(string, any) (string, error) { return "", errIncludeUnbound },
-		"indent":    indent,
-		"keys":      sortedKeys,
-		"nindent":   nindent,
-		"required":  required,
-		"sha256":    sha256Hex,
-		"sortAlpha": sortAlpha,
-		"tokens":    tokens,
-		"values":    valuesByKey,
-		"xml":       escapeXML,
-	}
-}
+// errIncludeUnbound is what include does until the engine binds it.
+var errIncludeUnbound = errors.New("include is not bound to a template set")
 
 // required returns v, or a *RequiredError when v is nil (including a nil pointer, map,
 // slice, func or channel) or a string holding only white space. Other zero
@@ -221,20 +203,7 @@ func valuesByKey(dict map[string]any) []any {
 // elements; any other non-nil value becomes a one-element list. Unlike sprig's, it never
 // sorts the caller's []string in place.
 func sortAlpha(list any) []string {
-	out := []string{}
-	rv := reflect.ValueOf(list)
-	switch rv.Kind() {
-	case reflect.Invalid:
-		return out
-	case reflect.Slice, reflect.Array:
-		for i := range rv.Len() {
-			if e := rv.Index(i).Interface(); e != nil {
-				out = append(out, stringOf(e))
-			}
-		}
-	default:
-		out = append(out, stringOf(list))
-	}
+	out := append([]string{}, stringList(list)...)
 	slices.Sort(out)
 	return out
 }

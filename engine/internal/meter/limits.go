@@ -1,4 +1,4 @@
-package funcs
+package meter
 
 import (
 	"fmt"
@@ -29,7 +29,9 @@ type Limits struct {
 	// once per call and each range body once per iteration, whatever
 	// they write or call.
 	Steps int
-	// Depth is how deeply template calls may nest.
+	// Depth is how deeply template calls may nest, counted only in
+	// the templates that can call themselves (through others, or through
+	// an include whose name is computed).
 	Depth int
 }
 
@@ -59,10 +61,6 @@ func (l Limits) WithDefaults() Limits {
 	}
 	return l
 }
-
-// maxValueDepth bounds how deeply a value may nest: printing or encoding
-// a value recurses once per level.
-const maxValueDepth = 64
 
 // Bound names one of the limits, as errors print it.
 type Bound string
