@@ -151,6 +151,20 @@ func TestLintRefusesConstantsOverABound(t *testing.T) {
 	assert.ErrorContains(t, err, "over the value size bound of 1000")
 }
 
+// A function the map does not have fails the load at the call, with the
+// nearest one the map has when one is close.
+func TestUnknownFunctionSuggestsTheNearest(t *testing.T) {
+	for body, want := range map[string]string{
+		`{{ repat 3 "x" }}`:        `sections/hostile.md.tmpl:5: section hostile: function "repat" not defined (did you mean repeat?)`,
+		`{{ "x" | toPrettyJson }}`: `sections/hostile.md.tmpl:5: section hostile: function "toPrettyJson" not defined`,
+		`{{ regexMatch "a" "b" }}`: `sections/hostile.md.tmpl:5: section hostile: function "regexMatch" not defined`,
+		`{{ splitlist "," "a" }}`:  `sections/hostile.md.tmpl:5: section hostile: function "splitlist" not defined (did you mean splitList?)`,
+	} {
+		_, err := engine.New(hostilePack(t, body, ""))
+		assert.EqualError(t, err, want, body)
+	}
+}
+
 // The context's deadline stops a render inside a section, not only
 // between sections.
 func TestRenderHonoursTheDeadlineWithinASection(t *testing.T) {

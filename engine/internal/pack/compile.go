@@ -62,7 +62,7 @@ func Compile(p *Pack, fields Fields, limits meter.Limits) (*template.Template, d
 	add := func(file, text, sectionID string) {
 		trees, err := parse.Parse(file, text, "", "", fm, builtinNames)
 		if err != nil {
-			errs = append(errs, diag.Template(diag.PhaseParse, file, sectionID, err))
+			errs = append(errs, suggestFunc(diag.Template(diag.PhaseParse, file, sectionID, err)))
 			return
 		}
 		for _, name := range sortedKeys(trees) {
@@ -121,4 +121,17 @@ func definePos(text, name string) (line, col int) {
 	}
 	before := text[:loc[0]]
 	return strings.Count(before, "\n") + 1, loc[0] - (strings.LastIndex(before, "\n") + 1) + 1
+}
+
+// suggestFunc adds the nearest function of the map to a parse error
+// naming one it does not have.
+func suggestFunc(e *diag.Error) *diag.Error {
+	name, ok := diag.UndefinedFunction(e)
+	if !ok {
+		return e
+	}
+	if near := nearest(name, sortedKeys(funcMap())); near != "" {
+		e.Err = fmt.Errorf("%w (did you mean %s?)", e.Err, near)
+	}
+	return e
 }
