@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -110,29 +109,16 @@ func nindent(width int, s string) (string, error) {
 // & < > " ' and replaces invalid UTF-8 bytes and characters XML 1.0 forbids (most C0
 // controls, U+FFFE, U+FFFF) with U+FFFD, one per byte or character.
 func escapeXML(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s { // ranging a string yields U+FFFD for each invalid byte
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '"':
-			b.WriteString("&quot;")
-		case '\'':
-			b.WriteString("&apos;")
-		default:
-			if !isXMLChar(r) {
-				r = utf8.RuneError
-			}
-			b.WriteRune(r)
+	// strings.Map hands the mapping U+FFFD for each invalid byte.
+	return xmlEscaper.Replace(strings.Map(func(r rune) rune {
+		if isXMLChar(r) {
+			return r
 		}
-	}
-	return b.String()
+		return utf8.RuneError
+	}, s))
 }
+
+var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
 // isXMLChar reports whether r matches the Char production of XML 1.0.
 func isXMLChar(r rune) bool {
@@ -147,33 +133,23 @@ func sha256Hex(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// tokens estimates a token count as ceil(n/4), where n is the number of code points in
-// a string (an invalid UTF-8 byte counts as one) or a character count given as an
-// integer.
+// tokens estimates a token count as ceil(n/4), where n is the number of
+// code points in a string (an invalid UTF-8 byte counts as one) or a
+// character count given as an integer.
 func tokens(v any) (int, error) {
-	var n uint64
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.String:
-		n = uint64(utf8.RuneCountInString(rv.String()))
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if rv.Int() < 0 {
-			return 0, fmt.Errorf("tokens: negative character count %d", rv.Int())
-		}
-		n = uint64(rv.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		n = rv.Uint()
+	var n int
+	switch v := v.(type) {
+	case string:
+		n = utf8.RuneCountInString(v)
+	case int:
+		n = v
 	default:
 		return 0, fmt.Errorf("tokens: want a string or a character count, got %T", v)
 	}
-	est := n / 4
-	if n%4 != 0 {
-		est++
+	if n < 0 {
+		return 0, fmt.Errorf("tokens: negative character count %d", n)
 	}
-	if est > math.MaxInt {
-		return 0, fmt.Errorf("tokens: character count %d out of range", n)
-	}
-	return int(est), nil
+	return n/4 + min(n%4, 1), nil
 }
 
 // sortedKeys returns the keys of all dicts, sorted; a key in several dicts appears once

@@ -136,15 +136,13 @@ func TestTokens(t *testing.T) {
 		{1, 1},
 		{4, 1},
 		{5, 2},
-		{int64(8), 2},
-		{uint8(9), 3},
 	}
 	for _, tt := range tests {
 		got, err := tokens(tt.in)
 		require.NoError(t, err, "%#v", tt.in)
 		assert.Equal(t, tt.want, got, "%#v", tt.in)
 	}
-	for _, bad := range []any{-1, nil, 1.5, []string{"a"}} {
+	for _, bad := range []any{-1, nil, 1.5, []string{"a"}, int64(8)} {
 		_, err := tokens(bad)
 		assert.Error(t, err, "%#v", bad)
 	}

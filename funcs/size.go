@@ -15,14 +15,6 @@ const MaxDepth = 64
 // for anything else (numbers, and the structs and pointers only the
 // section data holds). deep reports nesting past MaxDepth.
 func weigh(v any) (n int, deep bool) {
-	switch x := v.(type) {
-	case nil:
-		return 0, false
-	case string:
-		return len(x), false
-	case bool, int, float64:
-		return 1, false
-	}
 	return weighValue(reflect.ValueOf(v), 0)
 }
 
@@ -84,11 +76,7 @@ func Shallow(v reflect.Value) int {
 func argsSize(args []any) int {
 	n := 0
 	for _, a := range args {
-		if s, ok := a.(string); ok {
-			n = addSize(n, len(s))
-		} else {
-			n = addSize(n, Shallow(reflect.ValueOf(a)))
-		}
+		n = addSize(n, Shallow(reflect.ValueOf(a)))
 	}
 	return n
 }

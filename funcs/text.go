@@ -22,13 +22,6 @@ func addText(m template.FuncMap, b Budget) {
 	unary := func(fn string, f func(string) string) func(string) string {
 		return func(s string) string { b.Charge(fn, len(s)); return built(fn, f(s)) }
 	}
-	test := func(fn string, f func(string, string) bool) func(string, string) bool {
-		// Templates pipe the subject last: contains "x" .S, hasPrefix "x" .S.
-		return func(arg, s string) bool { b.Charge(fn, len(arg)+len(s)); return f(s, arg) }
-	}
-	trim := func(fn string, f func(string, string) string) func(string, string) string {
-		return func(arg, s string) string { b.Charge(fn, len(arg)+len(s)); return f(s, arg) }
-	}
 	variadic := func(fn string, f func(...any) string) func(...any) string {
 		return func(args ...any) string {
 			n := argsSize(args)
@@ -42,11 +35,11 @@ func addText(m template.FuncMap, b Budget) {
 	m["trim"] = unary("trim", strings.TrimSpace)
 	m["xml"] = unary("xml", escapeXML)
 	m["sha256"] = unary("sha256", sha256Hex)
-	m["contains"] = test("contains", strings.Contains)
-	m["hasPrefix"] = test("hasPrefix", strings.HasPrefix)
-	m["hasSuffix"] = test("hasSuffix", strings.HasSuffix)
-	m["trimPrefix"] = trim("trimPrefix", strings.TrimPrefix)
-	m["trimSuffix"] = trim("trimSuffix", strings.TrimSuffix)
+	m["contains"] = subjectLast(b, "contains", strings.Contains)
+	m["hasPrefix"] = subjectLast(b, "hasPrefix", strings.HasPrefix)
+	m["hasSuffix"] = subjectLast(b, "hasSuffix", strings.HasSuffix)
+	m["trimPrefix"] = subjectLast(b, "trimPrefix", strings.TrimPrefix)
+	m["trimSuffix"] = subjectLast(b, "trimSuffix", strings.TrimSuffix)
 	m["print"] = variadic("print", fmt.Sprint)
 	m["println"] = variadic("println", fmt.Sprintln)
 	m["html"] = variadic("html", template.HTMLEscaper)
@@ -93,6 +86,12 @@ func addText(m template.FuncMap, b Budget) {
 		}
 		return tokens(v)
 	}
+}
+
+// subjectLast is f(s, arg) called as f arg s, the way templates pipe the
+// subject in last (contains "x" .S), charged for both.
+func subjectLast[R any](b Budget, fn string, f func(string, string) R) func(string, string) R {
+	return func(arg, s string) R { b.Charge(fn, len(arg)+len(s)); return f(s, arg) }
 }
 
 // quote quotes each argument that is not nil as a Go string literal,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"text/template"
 	"unicode/utf8"
@@ -28,13 +29,9 @@ func addValues(m template.FuncMap, b Budget) {
 		return l
 	}
 	m["append"] = func(list, v any) ([]any, error) {
-		rv := reflect.ValueOf(list)
-		if k := rv.Kind(); k != reflect.Slice && k != reflect.Array {
-			return nil, fmt.Errorf("append: want a list, got %T", list)
-		}
-		l := make([]any, rv.Len(), rv.Len()+1)
-		for i := range l {
-			l[i] = rv.Index(i).Interface()
+		l, err := anyList("append", list)
+		if err != nil {
+			return nil, err
 		}
 		l = append(l, v)
 		built("append", l)
@@ -87,22 +84,11 @@ func addValues(m template.FuncMap, b Budget) {
 		return string(out), err
 	}
 	m["has"] = func(needle, list any) (bool, error) {
-		if list == nil {
-			return false, nil
-		}
-		rv := reflect.ValueOf(list)
-		if k := rv.Kind(); k != reflect.Slice && k != reflect.Array {
-			return false, fmt.Errorf("has: want a list, got %T", list)
-		}
+		l, err := anyList("has", list)
 		// Each element may be compared with the whole needle.
 		w, _ := weigh(needle)
-		b.Charge("has", mulSize(rv.Len(), ElementSize+w))
-		for i := range rv.Len() {
-			if reflect.DeepEqual(needle, rv.Index(i).Interface()) {
-				return true, nil
-			}
-		}
-		return false, nil
+		b.Charge("has", mulSize(len(l), ElementSize+w))
+		return slices.ContainsFunc(l, func(e any) bool { return reflect.DeepEqual(needle, e) }), err
 	}
 	m["keys"] = func(dicts ...map[string]any) []string {
 		k := sortedKeys(dicts...)
@@ -162,24 +148,37 @@ func empty(v any) bool {
 	return rv.IsZero()
 }
 
+// anyList is a list's elements; nil is an empty list.
+func anyList(fn string, v any) ([]any, error) {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Invalid:
+		return nil, nil
+	case reflect.Slice, reflect.Array:
+		l := make([]any, rv.Len(), rv.Len()+1)
+		for i := range l {
+			l[i] = rv.Index(i).Interface()
+		}
+		return l, nil
+	}
+	return nil, fmt.Errorf("%s: want a list, got %T", fn, v)
+}
+
 // stringList is a list's elements as strings, nil elements left out; any
 // other value that is not nil is a list of one.
 func stringList(v any) []string {
 	if s, ok := v.([]string); ok {
 		return s
 	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Invalid:
-		return nil
-	case reflect.Slice, reflect.Array:
-		out := make([]string, 0, rv.Len())
-		for i := range rv.Len() {
-			if e := rv.Index(i).Interface(); e != nil {
-				out = append(out, stringOf(e))
-			}
-		}
-		return out
+	l, err := anyList("", v)
+	if err != nil {
+		l = []any{v}
 	}
-	return []string{stringOf(v)}
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		if e != nil {
+			out = append(out, stringOf(e))
+		}
+	}
+	return out
 }

@@ -260,51 +260,35 @@ func command(tree *parse.Tree, pos parse.Pos, name string) *parse.CommandNode {
 
 // Walk visits every node under n, depth first.
 func Walk(n parse.Node, visit func(parse.Node)) {
-	if n == nil {
+	if n == nil || reflect.ValueOf(n).IsNil() {
 		return
 	}
 	visit(n)
+	var kids []parse.Node
 	switch n := n.(type) {
 	case *parse.ListNode:
-		if n == nil {
-			return
-		}
-		for _, c := range n.Nodes {
-			Walk(c, visit)
-		}
+		kids = n.Nodes
 	case *parse.ActionNode:
-		Walk(n.Pipe, visit)
+		kids = []parse.Node{n.Pipe}
 	case *parse.PipeNode:
-		if n == nil {
-			return
-		}
 		for _, c := range n.Cmds {
-			Walk(c, visit)
+			kids = append(kids, c)
 		}
 	case *parse.CommandNode:
-		for _, a := range n.Args {
-			Walk(a, visit)
-		}
+		kids = n.Args
 	case *parse.ChainNode:
-		Walk(n.Node, visit)
+		kids = []parse.Node{n.Node}
 	case *parse.IfNode:
-		walkBranch(&n.BranchNode, visit)
+		kids = []parse.Node{n.Pipe, n.List, n.ElseList}
 	case *parse.WithNode:
-		walkBranch(&n.BranchNode, visit)
+		kids = []parse.Node{n.Pipe, n.List, n.ElseList}
 	case *parse.RangeNode:
-		walkBranch(&n.BranchNode, visit)
+		kids = []parse.Node{n.Pipe, n.List, n.ElseList}
 	case *parse.TemplateNode:
-		Walk(n.Pipe, visit)
+		kids = []parse.Node{n.Pipe}
 	}
-}
-
-func walkBranch(b *parse.BranchNode, visit func(parse.Node)) {
-	Walk(b.Pipe, visit)
-	if b.List != nil {
-		Walk(b.List, visit)
-	}
-	if b.ElseList != nil {
-		Walk(b.ElseList, visit)
+	for _, k := range kids {
+		Walk(k, visit)
 	}
 }
 
