@@ -1,7 +1,8 @@
 package meter
 
 import (
-	"bytes"
+	"errors"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
@@ -293,61 +294,31 @@ func Walk(n parse.Node, visit func(parse.Node)) {
 }
 
 // CheckCall reports the bound that calling the function name with these
-// constant arguments would pass, by making the call on a throwaway meter:
-// args are int64 or string constants, and a missing last argument (one
-// piped in at run time) is taken to be one byte long. It returns nil for
-// a call within the bounds, and for arguments of the wrong types, whose
-// error the render reports.
-func CheckCall(l Limits, name string, args []any) (err error) {
-	fn, ok := funcs.New(New(l, new(bytes.Buffer)))[name]
-	if !ok || name == "include" {
-		return nil
-	}
-	fv := reflect.ValueOf(fn)
-	in, ok := constantArgs(fv.Type(), args)
-	if !ok {
-		return nil
-	}
-	defer func() {
-		if le, ok := recover().(*LimitError); ok {
-			err = le
+// constant arguments (int64 or string) would pass, by making the call on
+// a throwaway meter. When the call lacks an argument it is tried again
+// with one piped in, as at run time: "x", then 1. It returns nil for a
+// call within the bounds, and for one that fails otherwise, whose error
+// the render reports.
+func CheckCall(l Limits, name string, args []any) error {
+	call := name
+	for _, a := range args {
+		if s, ok := a.(string); ok {
+			call += " " + strconv.Quote(s)
+		} else {
+			call += " " + strconv.FormatInt(a.(int64), 10)
 		}
-	}()
-	fv.Call(in)
+	}
+	for _, src := range []string{call, `"x" | ` + call, "1 | " + call} {
+		t, err := template.New("").Funcs(funcs.New(New(l, nil))).Parse("{{ " + src + " }}")
+		if err != nil {
+			return nil
+		}
+		err = t.Execute(io.Discard, nil)
+		if le, ok := errors.AsType[*LimitError](err); ok {
+			return le
+		} else if err == nil {
+			return nil
+		}
+	}
 	return nil
-}
-
-// constantArgs converts constants to the parameter types of t, filling
-// one missing last parameter with a one-byte stand-in.
-func constantArgs(t reflect.Type, args []any) ([]reflect.Value, bool) {
-	want := t.NumIn()
-	if t.IsVariadic() {
-		want = max(len(args), want-1)
-	}
-	if len(args) > want || len(args) < want-1 {
-		return nil, false
-	}
-	in := make([]reflect.Value, 0, want)
-	for i := range want {
-		pt := t.In(min(i, t.NumIn()-1))
-		if t.IsVariadic() && i >= t.NumIn()-1 {
-			pt = pt.Elem()
-		}
-		var v any = "x"
-		if pt.Kind() == reflect.Int {
-			v = int64(1)
-		}
-		if i < len(args) {
-			v = args[i]
-		}
-		rv := reflect.ValueOf(v)
-		if k := pt.Kind(); k != reflect.Interface && (k == reflect.Int) != (rv.Kind() == reflect.Int64) {
-			return nil, false
-		}
-		if !rv.CanConvert(pt) {
-			return nil, false
-		}
-		in = append(in, rv.Convert(pt))
-	}
-	return in, true
 }
