@@ -80,29 +80,22 @@ func indent(width int, s string) (string, error) {
 	if width < 0 || width > maxIndent {
 		return "", fmt.Errorf("indent width %d out of range [0, %d]", width, maxIndent)
 	}
-	pad := strings.Repeat(" ", width)
-	var b strings.Builder
-	b.Grow(len(s) + width*(strings.Count(s, "\n")+1))
-	for i, line := range strings.Split(s, "\n") {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
 		if strings.TrimSpace(line) == "" {
-			continue
+			line = ""
+		} else {
+			line = strings.Repeat(" ", width) + line
 		}
-		b.WriteString(pad)
-		b.WriteString(line)
+		lines[i] = line
 	}
-	return b.String(), nil
+	return strings.Join(lines, "\n"), nil
 }
 
 // nindent is indent with a newline in front, for use after a key on the same line.
 func nindent(width int, s string) (string, error) {
 	out, err := indent(width, s)
-	if err != nil {
-		return "", err
-	}
-	return "\n" + out, nil
+	return "\n" + out, err
 }
 
 // escapeXML makes s safe as XML 1.0 character data and attribute values: it escapes

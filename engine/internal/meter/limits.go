@@ -83,8 +83,8 @@ type LimitError struct {
 	// Func is the function that met the bound, "" when the bound was met
 	// by the template itself (output, steps, depth).
 	Func string
-	// Size is what the call would have produced, when known before
-	// producing it (repeat, until and the like); 0 otherwise.
+	// Size is about what the call's result would take, for the value
+	// size bound.
 	Size int
 }
 
@@ -103,8 +103,5 @@ func (e *LimitError) Error() string {
 	case BoundValueDepth:
 		return fmt.Sprintf("%s: the result nests more than %d levels deep (the value depth bound)", e.Func, e.Limit)
 	}
-	if e.Size > 0 {
-		return fmt.Sprintf("%s: the result would take about %d bytes, over the value size bound of %d", e.Func, e.Size, e.Limit)
-	}
-	return fmt.Sprintf("%s: the result takes more than %d bytes (the value size bound)", e.Func, e.Limit)
+	return fmt.Sprintf("%s: the result would take about %d bytes, over the value size bound of %d", e.Func, e.Size, e.Limit)
 }
