@@ -46,9 +46,9 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/meter"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/watch"
-	"github.com/sysprompt/sysprompt/funcs"
 )
 
 // Engine is a compiled pack plus the options renders share.
@@ -71,8 +71,7 @@ type options struct {
 	fs          afero.Fs
 	store       bootstrap.Store
 	hook        bootstrap.Hook
-	includeMax  int
-	limits      funcs.Limits
+	limits      meter.Limits
 	skillHost   SkillHost
 	skillRoots  []bundledRoot
 	watchSkills bool
@@ -103,9 +102,6 @@ func WithWarningStore(s bootstrap.Store) Option { return func(o *options) { o.st
 // WithBootstrapHook sets the agent:bootstrap hook (default: none).
 func WithBootstrapHook(h bootstrap.Hook) Option { return func(o *options) { o.hook = h } }
 
-// WithIncludeDepth bounds include nesting (default funcs.IncludeDepth).
-func WithIncludeDepth(n int) Option { return func(o *options) { o.includeMax = n } }
-
 // WithLimits sets the bounds every render's templates are held to: each
 // section's and the whole prompt's output, the size of any value a
 // function returns, the work of all function calls, the templates
@@ -116,21 +112,35 @@ func WithIncludeDepth(n int) Option { return func(o *options) { o.includeMax = n
 func WithLimits(l Limits) Option { return func(o *options) { o.limits = l.WithDefaults() } }
 
 // Limits bound what one render's templates may do; see WithLimits.
-type Limits = funcs.Limits
+type Limits = meter.Limits
 
 // LimitError is a render stopped by one of its Limits; the *Error that
 // carries it names the section.
-type LimitError = funcs.LimitError
+type LimitError = meter.LimitError
+
+// Bound names one of the Limits, as a LimitError reports it.
+type Bound = meter.Bound
+
+// The bounds a LimitError can name.
+const (
+	BoundSectionOutput = meter.BoundSectionOutput
+	BoundPromptOutput  = meter.BoundPromptOutput
+	BoundValue         = meter.BoundValue
+	BoundValueDepth    = meter.BoundValueDepth
+	BoundWork          = meter.BoundWork
+	BoundSteps         = meter.BoundSteps
+	BoundDepth         = meter.BoundDepth
+)
 
 // DefaultLimits returns the bounds renders are held to unless WithLimits
 // says otherwise.
-func DefaultLimits() Limits { return funcs.DefaultLimits() }
+func DefaultLimits() Limits { return meter.DefaultLimits() }
 
-// renderSet is one clone of the template set with its own include and
-// step counters; a render takes one from the pool and uses it alone.
+// renderSet is one clone of the template set with its own meter; a
+// render takes one from the pool and uses it alone.
 type renderSet struct {
 	t     *template.Template
-	meter *funcs.Meter // bounds every execution; writes into buf
+	meter *meter.Meter // bounds every execution; writes into buf
 	buf   bytes.Buffer // one section's output; reused so its capacity carries over
 	key   keyEncoder   // memo-key encoder, reused likewise
 	sums  fieldSums    // the key fields' hashes in this render
@@ -142,7 +152,7 @@ type renderSet struct {
 // New loads, validates and compiles a pack.
 func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	e := &Engine{memo: newMemo(), snap: newSnapshot()}
-	e.opts.limits = funcs.DefaultLimits()
+	e.opts.limits = meter.DefaultLimits()
 	for _, o := range opts {
 		o(&e.opts)
 	}
@@ -225,9 +235,8 @@ func (e *Engine) newRenderSet() *renderSet {
 		panic(fmt.Sprintf("engine: cloning the compiled pack: %v", err))
 	}
 	set := &renderSet{t: clone}
-	set.meter = funcs.NewMeter(e.opts.limits, &set.buf)
-	clone.Funcs(set.meter.Funcs(funcs.New()))
-	clone.Funcs(template.FuncMap{"include": set.meter.Include(clone, e.opts.includeMax)})
+	set.meter = meter.New(e.opts.limits, &set.buf)
+	clone.Funcs(set.meter.Funcs(clone))
 	return set
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
-	"github.com/sysprompt/sysprompt/funcs"
 )
 
 // The tests in this file feed the engine hostile packs: templates that
@@ -46,47 +45,50 @@ func chain() string {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
+// largeDict is the arguments of a dict of n keys.
+func largeDict(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(` "k` + itoa(i) + `" 0`)
+	}
+	return b.String()
+}
+
 func TestHostileTemplatesEndInABoundError(t *testing.T) {
 	cases := []struct {
 		name     string
 		body     string
 		partials string
-		bound    funcs.Bound
+		bound    engine.Bound
 		fn       string // the function named, if any
 	}{
-		{"repeat from a variable", `{{ $n := 10000000000 }}{{ repeat $n "x" }}`, "", funcs.BoundValue, "repeat"},
-		{"until from a variable", `{{ $n := 100000000 }}{{ range until $n }}x{{ end }}`, "", funcs.BoundValue, "until"},
-		{"untilStep", `{{ $n := 100000000 }}{{ untilStep 0 $n 1 }}`, "", funcs.BoundValue, "untilStep"},
-		{"seq", `{{ $n := 100000000 }}{{ seq $n }}`, "", funcs.BoundValue, "seq"},
-		{"long empty loops", `{{ range until 60000 }}{{ range until 10 }}{{ end }}{{ end }}`, "", funcs.BoundSteps, ""},
-		{"a template calling a large one many times", `{{ template "many" }}`, `{{ define "many" }}` + strings.Repeat(`{{ template "leaf" }}`, 1000) + `{{ end }}{{ define "leaf" }}` + strings.Repeat(`{{ 1 }}`, 1000) + `{{ end }}`, funcs.BoundSteps, ""},
-		{"comparing large strings in a loop", `{{ $a := repeat 1000000 "x" }}{{ $b := repeat 1000000 "x" }}{{ range until 60000 }}{{ if eq $a $b $b $b }}{{ end }}{{ end }}`, "", funcs.BoundWork, "comparison"},
-		{"indexing with a large key", `{{ $k := repeat 1000000 "x" }}{{ $m := dict "a" 1 }}{{ range until 60000 }}{{ index $m $k }}{{ end }}`, "", funcs.BoundWork, "comparison"},
-		{"a regex with many states over a large string", `{{ regexMatch (print (repeat 5000 "a?") "b") (repeat 1000000 "a") }}`, "", funcs.BoundWork, "regexMatch"},
-		{"splitting into a piece per byte", `{{ split "" (repeat 1000000 "x") }}`, "", funcs.BoundValue, "split"},
-		{"finding every empty match", `{{ regexFindAll "" (repeat 1000000 "x") -1 }}`, "", funcs.BoundValue, "regexFindAll"},
-		{"comparing large lists in a loop", `{{ $a := until 60000 }}{{ $b := until 60000 }}{{ range until 60000 }}{{ if deepEqual (list $a) (list $b) }}{{ end }}{{ end }}`, "", funcs.BoundWork, "deepEqual"},
-		{"leaving many values out of a large list", `{{ $a := until 60000 }}{{ range until 1000 }}{{ $x := without $a 1 2 3 4 5 6 7 8 9 10 }}{{ end }}`, "", funcs.BoundWork, "without"},
-		{"ranging over a large map again and again", `{{ $m := split "x" (repeat 20000 "x") }}{{ range until 1000 }}{{ range $m }}{{ break }}{{ end }}{{ end }}`, "", funcs.BoundWork, "range"},
-		{"range over an integer", `{{ $n := 100000000 }}{{ range $n }}{{ end }}`, "", funcs.BoundSteps, ""},
-		{"loops in loops", `{{ range until 1000 }}{{ range until 1000 }}{{ end }}{{ end }}`, "", funcs.BoundSteps, ""},
-		{"templates calling each other twice, 41 deep", `{{ template "t0" }}`, chain(), funcs.BoundSteps, ""},
-		{"recursion", `{{ template "r" . }}`, `{{define "r"}}{{template "r" .}}{{end}}`, funcs.BoundDepth, ""},
-		{"output", `{{ range until 60000 }}0123456789012345678901234567890123456789{{ end }}`, "", funcs.BoundSectionOutput, ""},
-		{"output through include", `{{ include "big" . }}`, `{{define "big"}}{{ range until 60000 }}0123456789012345678901234567890123456789{{ end }}{{end}}`, funcs.BoundSectionOutput, ""},
-		{"a doubling string", `{{ $s := "x" }}{{ range until 64 }}{{ $s = print $s $s }}{{ end }}`, "", funcs.BoundValue, "print"},
-		{"a doubling list", `{{ $l := list 1 }}{{ range until 64 }}{{ $l = list $l $l }}{{ end }}{{ $l }}`, "", funcs.BoundValue, "list"},
-		{"a deep list", `{{ $l := list }}{{ range until 1000 }}{{ $l = list $l }}{{ end }}{{ $l }}`, "", funcs.BoundValueDepth, "list"},
-		{"printf widths", `{{ $f := repeat 100 "%999999d" }}{{ printf $f 1 }}`, "", funcs.BoundValue, "printf"},
-		{"replace", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "y" }}{{ replace "x" $r $s }}`, "", funcs.BoundValue, "replace"},
-		{"replace the empty string", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "y" }}{{ replace "" $r $s }}`, "", funcs.BoundValue, "replace"},
-		{"regexReplaceAll", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "y" }}{{ regexReplaceAll "" $s $r }}`, "", funcs.BoundValue, "regexReplaceAll"},
-		{"regexReplaceAll expanding the match", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "$0" }}{{ regexReplaceAll "x+" $s $r }}`, "", funcs.BoundValue, "regexReplaceAll"},
-		{"wrapWith", `{{ $s := repeat 100000 "x" }}{{ wrapWith 1 $s $s }}`, "", funcs.BoundValue, "wrapWith"},
-		{"join", `{{ $s := repeat 100000 "x" }}{{ join $s (until 60000) }}`, "", funcs.BoundValue, "join"},
-		{"uniq", `{{ uniq (until 60000) }}`, "", funcs.BoundWork, "uniq"},
-		{"scanning a large string in a loop", `{{ $s := repeat 1000000 "x" }}{{ range until 60000 }}{{ if contains "y" $s }}{{ end }}{{ end }}`, "", funcs.BoundWork, "contains"},
-		{"pretty JSON", `{{ $l := until 1000 }}{{ range until 50 }}{{ $l = list $l }}{{ end }}{{ mustToPrettyJson $l }}`, "", funcs.BoundValue, "mustToPrettyJson"},
+		{"repeat from a variable", `{{ $n := 10000000000 }}{{ repeat $n "x" }}`, "", engine.BoundValue, "repeat"},
+		{"until from a variable", `{{ $n := 100000000 }}{{ range until $n }}x{{ end }}`, "", engine.BoundValue, "until"},
+		{"long empty loops", `{{ range until 60000 }}{{ range until 10 }}{{ end }}{{ end }}`, "", engine.BoundSteps, ""},
+		{"a template calling a large one many times", `{{ template "many" }}`, `{{ define "many" }}` + strings.Repeat(`{{ template "leaf" }}`, 1000) + `{{ end }}{{ define "leaf" }}` + strings.Repeat(`{{ 1 }}`, 1000) + `{{ end }}`, engine.BoundSteps, ""},
+		{"comparing large strings in a loop", `{{ $a := repeat 1000000 "x" }}{{ $b := repeat 1000000 "x" }}{{ range until 60000 }}{{ if eq $a $b $b $b }}{{ end }}{{ end }}`, "", engine.BoundWork, "comparison"},
+		{"indexing with a large key", `{{ $k := repeat 1000000 "x" }}{{ $m := dict "a" 1 }}{{ range until 60000 }}{{ index $m $k }}{{ end }}`, "", engine.BoundWork, "comparison"},
+		{"splitting into a piece per byte", `{{ splitList "" (repeat 1000000 "x") }}`, "", engine.BoundValue, "splitList"},
+		{"looking through a large list in a loop", `{{ $a := until 60000 }}{{ range until 60000 }}{{ if has -1 $a }}{{ end }}{{ end }}`, "", engine.BoundWork, "has"},
+		{"ranging over a large map again and again", `{{ $m := dict ` + largeDict(20000) + ` }}{{ range until 1000 }}{{ range $m }}{{ break }}{{ end }}{{ end }}`, "", engine.BoundWork, "range"},
+		{"range over an integer", `{{ $n := 100000000 }}{{ range $n }}{{ end }}`, "", engine.BoundSteps, ""},
+		{"loops in loops", `{{ range until 1000 }}{{ range until 1000 }}{{ end }}{{ end }}`, "", engine.BoundSteps, ""},
+		{"templates calling each other twice, 41 deep", `{{ template "t0" }}`, chain(), engine.BoundSteps, ""},
+		{"recursion", `{{ template "r" . }}`, `{{define "r"}}{{template "r" .}}{{end}}`, engine.BoundDepth, ""},
+		{"recursion through include", `{{ include "r" . }}`, `{{define "r"}}{{include "r" .}}{{end}}`, engine.BoundDepth, ""},
+		{"recursion through a computed include", `{{ include "r" . }}`, `{{define "r"}}{{include (print "r") .}}{{end}}`, engine.BoundDepth, ""},
+		{"recursion through a computed include and a template", `{{ template "a" . }}`, `{{define "a"}}{{template "b" .}}{{end}}{{define "b"}}{{include (printf "%s" "a") .}}{{end}}`, engine.BoundDepth, ""},
+		{"a computed include calling a large template many times", `{{ range until 1000 }}{{ include (print "le" "af") . }}{{ end }}`, `{{ define "leaf" }}` + strings.Repeat(`{{ 1 }}`, 1000) + `{{ end }}`, engine.BoundSteps, ""},
+		{"output", `{{ range until 60000 }}0123456789012345678901234567890123456789{{ end }}`, "", engine.BoundSectionOutput, ""},
+		{"output through include", `{{ include "big" . }}`, `{{define "big"}}{{ range until 60000 }}0123456789012345678901234567890123456789{{ end }}{{end}}`, engine.BoundSectionOutput, ""},
+		{"a doubling string", `{{ $s := "x" }}{{ range until 64 }}{{ $s = print $s $s }}{{ end }}`, "", engine.BoundValue, "print"},
+		{"a doubling list", `{{ $l := list 1 }}{{ range until 64 }}{{ $l = list $l $l }}{{ end }}{{ $l }}`, "", engine.BoundValue, "list"},
+		{"a deep list", `{{ $l := list }}{{ range until 1000 }}{{ $l = list $l }}{{ end }}{{ $l }}`, "", engine.BoundValueDepth, "list"},
+		{"printf widths", `{{ $f := repeat 100 "%999999d" }}{{ printf $f 1 }}`, "", engine.BoundValue, "printf"},
+		{"replace", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "y" }}{{ replace "x" $r $s }}`, "", engine.BoundValue, "replace"},
+		{"replace the empty string", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "y" }}{{ replace "" $r $s }}`, "", engine.BoundValue, "replace"},
+		{"join", `{{ $s := repeat 100000 "x" }}{{ join $s (until 60000) }}`, "", engine.BoundValue, "join"},
+		{"scanning a large string in a loop", `{{ $s := repeat 1000000 "x" }}{{ range until 60000 }}{{ if contains "y" $s }}{{ end }}{{ end }}`, "", engine.BoundWork, "contains"},
 	}
 	worstTime, worstAlloc, worstName := time.Duration(0), uint64(0), ""
 	for _, tc := range cases {
@@ -133,21 +135,34 @@ func TestLintRefusesConstantsOverABound(t *testing.T) {
 		{`{{ repeat 10000000000 "x" }}`, `sections/hostile.md.tmpl:5:4: section hostile: repeat: the result would take about 10000000000 bytes, over the value size bound of 1048576`},
 		{`{{ "x" | repeat 10000000000 }}`, `sections/hostile.md.tmpl:5:10: section hostile: repeat: the result would take about 10000000000 bytes, over the value size bound of 1048576`},
 		{"\n{{ range until 100000000 }}{{ end }}", `sections/hostile.md.tmpl:6:10: section hostile: until: the result would take about 1600000000 bytes, over the value size bound of 1048576`},
-		{`{{ seq 1 10000000000 }}`, `sections/hostile.md.tmpl:5:4: section hostile: seq: the result would take about 160000000000 bytes, over the value size bound of 1048576`},
 		{`{{ range 100000000 }}{{ end }}`, `sections/hostile.md.tmpl:5:10: section hostile: more than 500000 template nodes executed in one render, counting each call and each range iteration (the steps bound)`},
-		{`{{ printf "%999999d%999999d" 1 2 }}`, `sections/hostile.md.tmpl:5:4: section hostile: printf: the result would take about 2000014 bytes, over the value size bound of 1048576`},
+		{`{{ printf "%999999d%999999d" 1 2 }}`, `sections/hostile.md.tmpl:5:4: section hostile: printf: the result would take about 2000016 bytes, over the value size bound of 1048576`},
 	}
 	for _, tc := range cases {
 		_, err := engine.New(hostilePack(t, tc.body, ""))
 		assert.EqualError(t, err, tc.want, tc.body)
 	}
-	for _, ok := range []string{`{{ repeat 10 "x" }}`, `{{ range until 100 }}{{ end }}`, `{{ seq 5 }}`, `{{ printf "%5d" 1 }}`, `{{ range 10 }}{{ end }}`} {
+	for _, ok := range []string{`{{ repeat 10 "x" }}`, `{{ range until 100 }}{{ end }}`, `{{ printf "%5d" 1 }}`, `{{ range 10 }}{{ end }}`} {
 		_, err := engine.New(hostilePack(t, ok, ""))
 		assert.NoError(t, err, ok)
 	}
 	// Bounds set by the embedder are the ones lint checks.
 	_, err := engine.New(hostilePack(t, `{{ repeat 2000 "x" }}`, ""), engine.WithLimits(engine.Limits{Value: 1000}))
 	assert.ErrorContains(t, err, "over the value size bound of 1000")
+}
+
+// A function the map does not have fails the load at the call, with the
+// nearest one the map has when one is close.
+func TestUnknownFunctionSuggestsTheNearest(t *testing.T) {
+	for body, want := range map[string]string{
+		`{{ repat 3 "x" }}`:        `sections/hostile.md.tmpl:5: section hostile: function "repat" not defined (did you mean repeat?)`,
+		`{{ "x" | toPrettyJson }}`: `sections/hostile.md.tmpl:5: section hostile: function "toPrettyJson" not defined`,
+		`{{ regexMatch "a" "b" }}`: `sections/hostile.md.tmpl:5: section hostile: function "regexMatch" not defined`,
+		`{{ splitlist "," "a" }}`:  `sections/hostile.md.tmpl:5: section hostile: function "splitlist" not defined (did you mean splitList?)`,
+	} {
+		_, err := engine.New(hostilePack(t, body, ""))
+		assert.EqualError(t, err, want, body)
+	}
 }
 
 // The context's deadline stops a render inside a section, not only
@@ -183,7 +198,7 @@ func TestPromptOutputBound(t *testing.T) {
 		_, err = e.Render(context.Background(), directRequest())
 		le, ok := errors.AsType[*engine.LimitError](err)
 		require.True(t, ok, "%v", err)
-		assert.Equal(t, funcs.BoundPromptOutput, le.Bound)
+		assert.Equal(t, engine.BoundPromptOutput, le.Bound)
 		assert.ErrorContains(t, err, "section two: output exceeds the prompt output bound of 1500 bytes")
 	}
 }
@@ -200,7 +215,7 @@ func TestNewBoundsTheMarkerCheck(t *testing.T) {
 	_, err = engine.New(p)
 	le, ok := errors.AsType[*engine.LimitError](err)
 	require.True(t, ok, "%v", err)
-	assert.Equal(t, funcs.BoundSectionOutput, le.Bound)
+	assert.Equal(t, engine.BoundSectionOutput, le.Bound)
 }
 
 // A partial nested deep enough to overflow text/template's recursive

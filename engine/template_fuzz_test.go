@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/sysprompt/sysprompt/engine"
-	"github.com/sysprompt/sysprompt/funcs"
 )
 
 // snippets are the pieces a generated section is built from: loops,
@@ -21,9 +20,9 @@ var snippets = []string{
 	`{{ $s = print $s $s }}`, `{{ $s = repeat %d $s }}`, `{{ $l = list $l $l }}`,
 	`{{ $l = append $l $s }}`, `{{ $s }}`, `{{ $l }}`, `{{ template "t" . }}`,
 	`{{ include "t" . }}`, `{{ if eq (len $s) %d }}`, `{{ printf "%%0%dd" 1 }}`,
-	`{{ $s = replace "x" $s $s }}`, `{{ $s = regexReplaceAll "x" $s "$0$0" }}`,
-	`{{ $s = indent 2 $s }}`, `{{ seq %d }}`, `{{ mustToPrettyJson $l }}`,
-	`{{ $s = join $s $l }}`, `{{ uniq $l }}`, `{{ $s = wrapWith 1 $s $s }}`,
+	`{{ $s = replace "x" $s $s }}`, `{{ $s = replace "" $s $s }}`,
+	`{{ $s = indent 2 $s }}`, `{{ $l = until %d }}`, `{{ toJson $l }}`,
+	`{{ $s = join $s $l }}`, `{{ has $s $l }}`, `{{ $l = splitList "" $s }}`,
 }
 
 // generate turns fuzz input into a section body and a partial "t" that
@@ -70,9 +69,9 @@ func FuzzTemplateExecution(f *testing.F) {
 	f.Add([]byte{11, 11, 0, 255, 11})                         // recursion through template
 	f.Add([]byte{0, 100, 5, 6, 3, 2, 9})                      // a doubling string in a loop
 	f.Add([]byte{0, 60, 7, 2, 10})                            // a doubling list
-	f.Add([]byte{16, 16, 16, 16, 9, 12, 12})                  // regexReplaceAll expansions
+	f.Add([]byte{16, 16, 16, 16, 9, 12, 12})                  // replacing the empty string
 	f.Add([]byte{1, 255, 1, 255, 3, 2, 2})                    // ranges over integers
-	f.Add([]byte{14, 255, 14, 255, 14, 255, 18, 200, 19, 19}) // printf widths and seq
+	f.Add([]byte{14, 255, 14, 255, 14, 255, 18, 200, 19, 19}) // printf widths and until
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) > 256 {
 			return
@@ -99,7 +98,7 @@ func FuzzTemplateExecution(f *testing.F) {
 			}
 			return
 		}
-		if n := len(res.Layers[0].Text); n > funcs.DefaultLimits().PromptOutput+1024 {
+		if n := len(res.Layers[0].Text); n > engine.DefaultLimits().PromptOutput+1024 {
 			t.Fatalf("a %d-byte prompt passed the output bound", n)
 		}
 	})

@@ -2,6 +2,7 @@ package funcs
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,14 +16,17 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/names.golden")
 
-// execute parses src with the function map, binds include as the engine does, and
+// execute parses src with the function map, binds a plain include, and
 // executes it against data.
 func execute(t *testing.T, src string, data any) (string, error) {
 	t.Helper()
-	tmpl, err := template.New("test").Funcs(New()).Option("missingkey=error").Parse(src)
+	tmpl, err := template.New("test").Funcs(New(nil)).Option("missingkey=error").Parse(src)
 	require.NoError(t, err)
-	inc := NewIncluder(tmpl, IncludeDepth)
-	tmpl.Funcs(template.FuncMap{"include": inc.Include})
+	tmpl.Funcs(template.FuncMap{"include": func(name string, data any) (string, error) {
+		var b strings.Builder
+		err := tmpl.ExecuteTemplate(&b, name, data)
+		return b.String(), err
+	}})
 	var b strings.Builder
 	err = tmpl.Execute(&b, data)
 	return b.String(), err
@@ -32,90 +36,25 @@ func TestNamesGolden(t *testing.T) {
 	golden := filepath.Join("testdata", "names.golden")
 	got := strings.Join(Names(), "\n") + "\n"
 	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
 		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err, "regenerate with: go test ./funcs -run TestNamesGolden -update")
 	assert.Equal(t, string(want), got,
-		"the function list changed (a sprig upgrade?); review, then regenerate with: go test ./funcs -run TestNamesGolden -update")
+		"the function list changed; review, then regenerate with: go test ./funcs -run TestNamesGolden -update")
 }
 
-func TestNamesSortedAndMatchNew(t *testing.T) {
-	names := Names()
-	assert.True(t, slices.IsSorted(names))
-	m := New()
-	assert.Len(t, m, len(names))
-	for _, n := range names {
-		assert.Contains(t, m, n)
+// Every function is documented, and nothing else is.
+func TestDocsMatchTheMap(t *testing.T) {
+	var documented []string
+	for _, d := range Docs() {
+		documented = append(documented, d.Name)
 	}
-	assert.Contains(t, names, "include")
-}
-
-func TestNewReturnsIndependentCopies(t *testing.T) {
-	a := New()
-	a["extra"] = func() string { return "x" }
-	delete(a, "upper")
-	b := New()
-	assert.NotContains(t, b, "extra")
-	assert.Contains(t, b, "upper")
-}
-
-func TestDeniedTableSortedAndUnique(t *testing.T) {
-	assert.True(t, slices.IsSortedFunc(denied, func(a, b denial) int {
-		return strings.Compare(a.name, b.name)
-	}), "keep the deny list sorted by name")
-	for i := 1; i < len(denied); i++ {
-		assert.NotEqual(t, denied[i-1].name, denied[i].name, "duplicate deny entry")
-	}
-	for _, d := range denied {
-		assert.NotEmpty(t, d.reason, d.name)
-	}
-}
-
-func TestDeniedFunctionsAreAbsent(t *testing.T) {
-	m := New()
-	for _, d := range denied {
-		t.Run(d.name, func(t *testing.T) {
-			assert.NotContains(t, m, d.name)
-			_, err := template.New("s").Funcs(New()).Parse("{{ " + d.name + " }}")
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), `function "`+d.name+`" not defined`)
-		})
-	}
-}
-
-// Names sprig's own non-hermetic list and the brief call out; a guard against the deny
-// table losing an entry.
-func TestHostAndRandomFunctionsDenied(t *testing.T) {
-	for _, name := range []string{
-		"env", "expandenv", "now", "date", "dateInZone", "date_in_zone", "ago", "randAlpha",
-		"randNumeric", "randAscii", "randAlphaNum", "randBytes", "randInt", "shuffle", "uuidv4",
-		"genPrivateKey", "derivePassword", "buildCustomCert", "genCA", "genSelfSignedCert",
-		"genSignedCert", "encryptAES", "bcrypt", "htpasswd", "getHostByName",
-		"osBase", "osClean", "osDir", "osExt", "osIsAbs", "toDate", "htmlDate",
-	} {
-		_, ok := DeniedReason(name)
-		assert.True(t, ok, name)
-		assert.NotContains(t, Names(), name)
-	}
-}
-
-func TestDeniedReason(t *testing.T) {
-	reason, ok := DeniedReason("env")
-	assert.True(t, ok)
-	assert.Equal(t, "reads the process environment", reason)
-
-	for _, name := range []string{"upper", "include", "", "zzz"} {
-		_, ok := DeniedReason(name)
-		assert.False(t, ok, name)
-	}
+	assert.Equal(t, Names(), documented, "docs must list every function of the map, sorted")
 }
 
 func TestDocExamples(t *testing.T) {
-	docs := Docs()
-	require.True(t, slices.IsSortedFunc(docs, func(a, b Doc) int { return strings.Compare(a.Name, b.Name) }))
-	for _, d := range docs {
+	for _, d := range Docs() {
 		t.Run(d.Name, func(t *testing.T) {
 			assert.NotEmpty(t, d.Summary)
 			require.Contains(t, d.Example, d.Name, "the example should use the function it documents")
@@ -126,21 +65,90 @@ func TestDocExamples(t *testing.T) {
 	}
 }
 
-func TestEveryOwnFunctionDocumented(t *testing.T) {
-	var documented []string
-	for _, d := range Docs() {
-		documented = append(documented, d.Name)
-	}
-	var ownNames []string
-	for name := range own() {
-		ownNames = append(ownNames, name)
-	}
-	slices.Sort(ownNames)
-	assert.Equal(t, ownNames, documented)
+func TestIncludeUnboundFails(t *testing.T) {
+	tmpl, err := template.New("main").Funcs(New(nil)).Parse(`{{ define "p" }}x{{ end }}{{ include "p" . }}`)
+	require.NoError(t, err, "templates using include must parse before include is bound")
+	err = tmpl.Execute(new(strings.Builder), nil)
+	assert.ErrorIs(t, err, errIncludeUnbound)
 }
 
-func BenchmarkNew(b *testing.B) {
-	for b.Loop() {
-		_ = New()
+// ledger is a Budget that records what it is asked and refuses sizes
+// over limit, as a panic like the engine's.
+type ledger struct {
+	limit  int
+	wanted map[string]int
+	work   int
+	deep   []string
+}
+
+func (l *ledger) Want(fn string, n int) {
+	l.wanted[fn] = max(l.wanted[fn], n)
+	if n > l.limit {
+		panic(fmt.Errorf("%s: %d over %d", fn, n, l.limit))
 	}
+}
+func (l *ledger) Deep(fn string)          { l.deep = append(l.deep, fn); panic(fn + ": too deep") }
+func (l *ledger) Charge(fn string, n int) { l.work += n }
+
+// The functions that can build a large value ask for its size first, so
+// a refusal comes before the allocation.
+func TestBuildersAskFirst(t *testing.T) {
+	for _, tc := range []struct {
+		src, fn string
+		size    int
+	}{
+		{`{{ repeat 10000000000 "x" }}`, "repeat", 10000000000},
+		{`{{ until 100000000 }}`, "until", 1600000000},
+		{`{{ printf "%999999d%999999d" 1 2 }}`, "printf", 2000000 + 14 + 2},
+		{`{{ replace "a" "bbbb" "aaaa" }}`, "replace", 16},
+		{`{{ splitList "" "abc" }}`, "splitList", 3 + 3*ElementSize},
+		{`{{ join "--" (list "a" "b" "c") }}`, "join", 7},
+		{`{{ indent 10 "a\nb" }}`, "indent", 3 + 1 + 20},
+		{`{{ print "ab" "cd" }}`, "print", 4},
+		{`{{ list "ab" (list 1) }}`, "list", 2*ElementSize + 2 + ElementSize + 1},
+	} {
+		l := &ledger{limit: 1 << 20, wanted: map[string]int{}}
+		tmpl := template.Must(template.New("x").Funcs(New(l)).Parse(tc.src))
+		err := tmpl.Execute(new(strings.Builder), nil)
+		if tc.size > l.limit {
+			assert.ErrorContains(t, err, fmt.Sprintf("%s: %d over", tc.fn, tc.size), tc.src)
+		} else {
+			assert.NoError(t, err, tc.src)
+		}
+		assert.Equal(t, tc.size, l.wanted[tc.fn], tc.src)
+	}
+}
+
+func TestNestingIsRefused(t *testing.T) {
+	l := &ledger{limit: 1 << 30, wanted: map[string]int{}}
+	tmpl := template.Must(template.New("x").Funcs(New(l)).Parse(
+		`{{ $l := list }}{{ range until 100 }}{{ $l = list $l }}{{ end }}`))
+	err := tmpl.Execute(new(strings.Builder), nil)
+	assert.ErrorContains(t, err, "list: too deep")
+	assert.Equal(t, []string{"list"}, l.deep)
+}
+
+func TestCallsAreCharged(t *testing.T) {
+	l := &ledger{limit: 1 << 30, wanted: map[string]int{}}
+	tmpl := template.Must(template.New("x").Funcs(New(l)).Parse(`{{ contains "y" .S }}{{ has 1 .L }}`))
+	require.NoError(t, tmpl.Execute(new(strings.Builder), map[string]any{"S": strings.Repeat("x", 1000), "L": make([]any, 10)}))
+	assert.Equal(t, 1001+10*(ElementSize+1), l.work)
+}
+
+// The functions the built-in pack calls keep sprig's meaning, which the
+// golden snapshots pin; these pin the corners the snapshots do not.
+func TestValueFunctions(t *testing.T) {
+	for src, want := range map[string]string{
+		`{{ default "d" nil }} {{ default "d" 0 }} {{ default "d" (list) }} {{ default "d" "x" }}`: "d d d x",
+		`{{ join "," (list "a" nil 2) }} {{ join "," .S }} {{ join "," "one" }}`:                   "a,2 x,y one",
+		`{{ has "y" .S }} {{ has "z" .S }} {{ has 1 nil }}`:                                        "true false false",
+		`{{ append .S "z" }} {{ .S }}`:                                                             "[x y z] [x y]",
+		`{{ dict "a" }}`:                                                                           "map[a:]",
+		`{{ trunc 10 "ab" }} {{ trunc -10 "ab" }}`:                                                 "ab ab",
+	} {
+		got, err := execute(t, src, map[string]any{"S": []string{"x", "y"}})
+		require.NoError(t, err, src)
+		assert.Equal(t, want, got, src)
+	}
+	assert.True(t, slices.IsSorted(Names()))
 }

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
-	"text/template"
 	"unicode/utf8"
 )
 
@@ -44,25 +42,8 @@ func (e *FailError) Error() string {
 	return e.Message
 }
 
-// errIncludeUnbound is what include does until the engine binds it per render clone.
-var errIncludeUnbound = errors.New("include is not bound to a template set; bind it per render with funcs.Meter.Include or funcs.NewIncluder")
-
-// own returns sysprompt's functions; they replace sprig's of the same name.
-func own() template.FuncMap {
-	return template.FuncMap{
-		"fail":      fail,
-		"include":   func(string, any) (string, error) { return "", errIncludeUnbound },
-		"indent":    indent,
-		"keys":      sortedKeys,
-		"nindent":   nindent,
-		"required":  required,
-		"sha256":    sha256Hex,
-		"sortAlpha": sortAlpha,
-		"tokens":    tokens,
-		"values":    valuesByKey,
-		"xml":       escapeXML,
-	}
-}
+// errIncludeUnbound is what include does until the engine binds it.
+var errIncludeUnbound = errors.New("include is not bound to a template set")
 
 // required returns v, or a *RequiredError when v is nil (including a nil pointer, map,
 // slice, func or channel) or a string holding only white space. Other zero
@@ -99,58 +80,38 @@ func indent(width int, s string) (string, error) {
 	if width < 0 || width > maxIndent {
 		return "", fmt.Errorf("indent width %d out of range [0, %d]", width, maxIndent)
 	}
-	pad := strings.Repeat(" ", width)
-	var b strings.Builder
-	b.Grow(len(s) + width*(strings.Count(s, "\n")+1))
-	for i, line := range strings.Split(s, "\n") {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
 		if strings.TrimSpace(line) == "" {
-			continue
+			line = ""
+		} else {
+			line = strings.Repeat(" ", width) + line
 		}
-		b.WriteString(pad)
-		b.WriteString(line)
+		lines[i] = line
 	}
-	return b.String(), nil
+	return strings.Join(lines, "\n"), nil
 }
 
 // nindent is indent with a newline in front, for use after a key on the same line.
 func nindent(width int, s string) (string, error) {
 	out, err := indent(width, s)
-	if err != nil {
-		return "", err
-	}
-	return "\n" + out, nil
+	return "\n" + out, err
 }
 
 // escapeXML makes s safe as XML 1.0 character data and attribute values: it escapes
 // & < > " ' and replaces invalid UTF-8 bytes and characters XML 1.0 forbids (most C0
 // controls, U+FFFE, U+FFFF) with U+FFFD, one per byte or character.
 func escapeXML(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s { // ranging a string yields U+FFFD for each invalid byte
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '"':
-			b.WriteString("&quot;")
-		case '\'':
-			b.WriteString("&apos;")
-		default:
-			if !isXMLChar(r) {
-				r = utf8.RuneError
-			}
-			b.WriteRune(r)
+	// strings.Map hands the mapping U+FFFD for each invalid byte.
+	return xmlEscaper.Replace(strings.Map(func(r rune) rune {
+		if isXMLChar(r) {
+			return r
 		}
-	}
-	return b.String()
+		return utf8.RuneError
+	}, s))
 }
+
+var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
 // isXMLChar reports whether r matches the Char production of XML 1.0.
 func isXMLChar(r rune) bool {
@@ -165,33 +126,23 @@ func sha256Hex(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// tokens estimates a token count as ceil(n/4), where n is the number of code points in
-// a string (an invalid UTF-8 byte counts as one) or a character count given as an
-// integer.
+// tokens estimates a token count as ceil(n/4), where n is the number of
+// code points in a string (an invalid UTF-8 byte counts as one) or a
+// character count given as an integer.
 func tokens(v any) (int, error) {
-	var n uint64
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.String:
-		n = uint64(utf8.RuneCountInString(rv.String()))
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if rv.Int() < 0 {
-			return 0, fmt.Errorf("tokens: negative character count %d", rv.Int())
-		}
-		n = uint64(rv.Int())
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		n = rv.Uint()
+	var n int
+	switch v := v.(type) {
+	case string:
+		n = utf8.RuneCountInString(v)
+	case int:
+		n = v
 	default:
 		return 0, fmt.Errorf("tokens: want a string or a character count, got %T", v)
 	}
-	est := n / 4
-	if n%4 != 0 {
-		est++
+	if n < 0 {
+		return 0, fmt.Errorf("tokens: negative character count %d", n)
 	}
-	if est > math.MaxInt {
-		return 0, fmt.Errorf("tokens: character count %d out of range", n)
-	}
-	return int(est), nil
+	return n/4 + min(n%4, 1), nil
 }
 
 // sortedKeys returns the keys of all dicts, sorted; a key in several dicts appears once
@@ -221,20 +172,7 @@ func valuesByKey(dict map[string]any) []any {
 // elements; any other non-nil value becomes a one-element list. Unlike sprig's, it never
 // sorts the caller's []string in place.
 func sortAlpha(list any) []string {
-	out := []string{}
-	rv := reflect.ValueOf(list)
-	switch rv.Kind() {
-	case reflect.Invalid:
-		return out
-	case reflect.Slice, reflect.Array:
-		for i := range rv.Len() {
-			if e := rv.Index(i).Interface(); e != nil {
-				out = append(out, stringOf(e))
-			}
-		}
-	default:
-		out = append(out, stringOf(list))
-	}
+	out := append([]string{}, stringList(list)...)
 	slices.Sort(out)
 	return out
 }

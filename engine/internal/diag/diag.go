@@ -209,6 +209,20 @@ func MissingField(err *Error) (string, bool) {
 	return m[1], true
 }
 
+// UndefinedFunction returns the name of a parse error's
+// `function "X" not defined`.
+func UndefinedFunction(err *Error) (string, bool) {
+	m := undefinedFuncRe().FindStringSubmatch(err.Err.Error())
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+var undefinedFuncRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^function "([^"]+)" not defined$`)
+})
+
 var missingFieldRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`can't evaluate field (\w+) in type \*?struct \{.*$`)
 })

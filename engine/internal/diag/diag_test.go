@@ -52,3 +52,17 @@ func TestErrorIsOneLine(t *testing.T) {
 	list := ErrorList{e, e, e}
 	assert.Contains(t, list.Error(), "(and 2 more)")
 }
+
+func TestUndefinedFunctionOnRealMessages(t *testing.T) {
+	_, err := template.New("x").Parse("a\n{{ repat 3 }}")
+	require.Error(t, err)
+	e := Template(PhaseParse, "x", "", err)
+	name, ok := UndefinedFunction(e)
+	assert.True(t, ok, e.Error())
+	assert.Equal(t, "repat", name)
+
+	_, err = template.New("x").Parse("{{ .A }")
+	require.Error(t, err)
+	_, ok = UndefinedFunction(Template(PhaseParse, "x", "", err))
+	assert.False(t, ok)
+}

@@ -10,14 +10,16 @@ import (
 	"text/template/parse"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/meter"
 
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
-// funcMap is the base function map; include is bound per render set.
-// Nothing modifies it: the master copies it once (Funcs), and each file
-// is parsed against it by reference.
-var funcMap = sync.OnceValue(funcs.New)
+// funcMap is the function map templates are parsed with; each render set
+// binds its own, charged to its meter. Nothing modifies it: the master
+// copies it once (Funcs), and each file is parsed against it by
+// reference.
+var funcMap = sync.OnceValue(func() template.FuncMap { return funcs.New(nil) })
 
 // builtinNames are text/template's predefined functions (its unexported
 // builtins()), which Template.Parse passes to parse.Parse alongside the
@@ -41,14 +43,14 @@ type Fields struct {
 // name defined twice, then runs the static checks: every template a
 // section calls exists, no stable section reads a volatile field, and no
 // call's constant arguments pass one of limits. Last, every template is
-// instrumented to count its steps for a funcs.Meter, which each render
-// set must bind (Meter.Funcs).
+// instrumented (meter.Instrument) for the meter.Meter each render set
+// binds (Meter.Funcs).
 //
 // Each file is parsed on its own with parse.Parse, exactly as
 // Template.Parse would, but against the shared function map instead of a
 // per-file template with its own copy of it; its trees then go into the
 // master with AddParseTree.
-func Compile(p *Pack, fields Fields, limits funcs.Limits) (*template.Template, diag.ErrorList) {
+func Compile(p *Pack, fields Fields, limits meter.Limits) (*template.Template, diag.ErrorList) {
 	var errs diag.ErrorList
 	fm := funcMap()
 	master := template.New("").Option("missingkey=error").Funcs(fm)
@@ -60,7 +62,7 @@ func Compile(p *Pack, fields Fields, limits funcs.Limits) (*template.Template, d
 	add := func(file, text, sectionID string) {
 		trees, err := parse.Parse(file, text, "", "", fm, builtinNames)
 		if err != nil {
-			errs = append(errs, diag.Template(diag.PhaseParse, file, sectionID, err))
+			errs = append(errs, suggestFunc(diag.Template(diag.PhaseParse, file, sectionID, err)))
 			return
 		}
 		for _, name := range sortedKeys(trees) {
@@ -100,7 +102,7 @@ func Compile(p *Pack, fields Fields, limits funcs.Limits) (*template.Template, d
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	instrument(master)
+	meter.Instrument(master)
 	return master, nil
 }
 
@@ -119,4 +121,17 @@ func definePos(text, name string) (line, col int) {
 	}
 	before := text[:loc[0]]
 	return strings.Count(before, "\n") + 1, loc[0] - (strings.LastIndex(before, "\n") + 1) + 1
+}
+
+// suggestFunc adds the nearest function of the map to a parse error
+// naming one it does not have.
+func suggestFunc(e *diag.Error) *diag.Error {
+	name, ok := diag.UndefinedFunction(e)
+	if !ok {
+		return e
+	}
+	if near := nearest(name, sortedKeys(funcMap())); near != "" {
+		e.Err = fmt.Errorf("%w (did you mean %s?)", e.Err, near)
+	}
+	return e
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"text/template"
 	"text/template/parse"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt"
+	"github.com/sysprompt/sysprompt/engine/internal/meter"
 )
 
 // builtinNames must name exactly the functions text/template's builtins()
@@ -91,4 +93,36 @@ func TestParseLikeTemplateParse(t *testing.T) {
 		}
 		assert.Equal(t, want, got, file)
 	}
+}
+
+// None of the built-in pack's templates can call itself, so the meter
+// frames none of them: a turn pays one step call per section and per
+// partial include calls, none per partial called with {{template}}.
+func TestBuiltinPackIsNotFramed(t *testing.T) {
+	p, errs := Load(sysprompt.Pack)
+	require.Empty(t, errs)
+	set := template.New("").Funcs(funcMap())
+	for _, pf := range p.partials {
+		template.Must(set.New(pf.file).Parse(pf.text))
+	}
+	for _, sec := range p.Sections {
+		template.Must(set.New(sec.File).Parse(sec.Body))
+	}
+	meter.Instrument(set)
+	stepped, total := 0, 0
+	for _, tt := range set.Templates() {
+		if tt.Tree == nil {
+			continue
+		}
+		total++
+		body := tt.Tree.Root.String()
+		if strings.HasPrefix(body, "{{_sysprompt_step ") {
+			stepped++
+		}
+		assert.NotContains(t, body, "_sysprompt_enter", tt.Name())
+		if strings.HasPrefix(tt.Name(), "sections/") {
+			assert.True(t, strings.HasPrefix(body, "{{_sysprompt_step "), "%s starts with %.40q", tt.Name(), body)
+		}
+	}
+	t.Logf("%d of %d templates count their size when they start; the rest are folded into their callers", stepped, total)
 }

@@ -7,6 +7,7 @@ import (
 	"text/template/parse"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/meter"
 )
 
 // Static checks over the parsed templates. They run at New, so a pack
@@ -21,7 +22,7 @@ func checkReferences(master *template.Template, p *Pack) diag.ErrorList {
 			continue
 		}
 		section := sectionOf(p, t.Tree.ParseName)
-		walk(t.Tree.Root, func(n parse.Node) {
+		meter.Walk(t.Tree.Root, func(n parse.Node) {
 			name, ok := calledTemplate(n)
 			if ok && master.Lookup(name) == nil {
 				errs = append(errs, diag.Node(t.Tree, n, diag.PhaseParse, section,
@@ -56,56 +57,6 @@ func calledTemplate(n parse.Node) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// walk visits every node under n, depth first.
-func walk(n parse.Node, visit func(parse.Node)) {
-	if n == nil {
-		return
-	}
-	visit(n)
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n == nil {
-			return
-		}
-		for _, c := range n.Nodes {
-			walk(c, visit)
-		}
-	case *parse.ActionNode:
-		walk(n.Pipe, visit)
-	case *parse.PipeNode:
-		if n == nil {
-			return
-		}
-		for _, c := range n.Cmds {
-			walk(c, visit)
-		}
-	case *parse.CommandNode:
-		for _, a := range n.Args {
-			walk(a, visit)
-		}
-	case *parse.ChainNode:
-		walk(n.Node, visit)
-	case *parse.IfNode:
-		walkBranch(&n.BranchNode, visit)
-	case *parse.WithNode:
-		walkBranch(&n.BranchNode, visit)
-	case *parse.RangeNode:
-		walkBranch(&n.BranchNode, visit)
-	case *parse.TemplateNode:
-		walk(n.Pipe, visit)
-	}
-}
-
-func walkBranch(b *parse.BranchNode, visit func(parse.Node)) {
-	walk(b.Pipe, visit)
-	if b.List != nil {
-		walk(b.List, visit)
-	}
-	if b.ElseList != nil {
-		walk(b.ElseList, visit)
-	}
 }
 
 // checkTiers finds sections that read a field the view does not have, and

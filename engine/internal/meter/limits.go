@@ -1,4 +1,4 @@
-package funcs
+package meter
 
 import (
 	"fmt"
@@ -29,7 +29,9 @@ type Limits struct {
 	// once per call and each range body once per iteration, whatever
 	// they write or call.
 	Steps int
-	// Depth is how deeply template calls may nest.
+	// Depth is how deeply template calls may nest, counted only in
+	// the templates that can call themselves (through others, or through
+	// an include whose name is computed).
 	Depth int
 }
 
@@ -60,10 +62,6 @@ func (l Limits) WithDefaults() Limits {
 	return l
 }
 
-// maxValueDepth bounds how deeply a value may nest: printing or encoding
-// a value recurses once per level.
-const maxValueDepth = 64
-
 // Bound names one of the limits, as errors print it.
 type Bound string
 
@@ -85,8 +83,8 @@ type LimitError struct {
 	// Func is the function that met the bound, "" when the bound was met
 	// by the template itself (output, steps, depth).
 	Func string
-	// Size is what the call would have produced, when known before
-	// producing it (repeat, until and the like); 0 otherwise.
+	// Size is about what the call's result would take, for the value
+	// size bound.
 	Size int
 }
 
@@ -105,8 +103,5 @@ func (e *LimitError) Error() string {
 	case BoundValueDepth:
 		return fmt.Sprintf("%s: the result nests more than %d levels deep (the value depth bound)", e.Func, e.Limit)
 	}
-	if e.Size > 0 {
-		return fmt.Sprintf("%s: the result would take about %d bytes, over the value size bound of %d", e.Func, e.Size, e.Limit)
-	}
-	return fmt.Sprintf("%s: the result takes more than %d bytes (the value size bound)", e.Func, e.Limit)
+	return fmt.Sprintf("%s: the result would take about %d bytes, over the value size bound of %d", e.Func, e.Size, e.Limit)
 }

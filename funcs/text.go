@@ -1,0 +1,136 @@
+package funcs
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/template"
+)
+
+// addText adds the string functions to m. Each charges what it reads;
+// the few whose result can outgrow their arguments many times over
+// (repeat, replace, indent, printf) ask for its size before building it,
+// and the rest check theirs after, when it is at most a small multiple
+// of the arguments.
+func addText(m template.FuncMap, b Budget) {
+	// built checks and charges a string result, and hands it on.
+	built := func(fn, r string) string {
+		b.Want(fn, len(r))
+		b.Charge(fn, len(r))
+		return r
+	}
+	unary := func(fn string, f func(string) string) func(string) string {
+		return func(s string) string { b.Charge(fn, len(s)); return built(fn, f(s)) }
+	}
+	variadic := func(fn string, f func(...any) string) func(...any) string {
+		return func(args ...any) string {
+			n := argsSize(args)
+			b.Want(fn, n)
+			b.Charge(fn, n)
+			return built(fn, f(args...))
+		}
+	}
+	m["lower"] = unary("lower", strings.ToLower)
+	m["upper"] = unary("upper", strings.ToUpper)
+	m["trim"] = unary("trim", strings.TrimSpace)
+	m["xml"] = unary("xml", escapeXML)
+	m["sha256"] = unary("sha256", sha256Hex)
+	m["contains"] = subjectLast(b, "contains", strings.Contains)
+	m["hasPrefix"] = subjectLast(b, "hasPrefix", strings.HasPrefix)
+	m["hasSuffix"] = subjectLast(b, "hasSuffix", strings.HasSuffix)
+	m["trimPrefix"] = subjectLast(b, "trimPrefix", strings.TrimPrefix)
+	m["trimSuffix"] = subjectLast(b, "trimSuffix", strings.TrimSuffix)
+	m["print"] = variadic("print", fmt.Sprint)
+	m["println"] = variadic("println", fmt.Sprintln)
+	m["html"] = variadic("html", template.HTMLEscaper)
+	m["js"] = variadic("js", template.JSEscaper)
+	m["urlquery"] = variadic("urlquery", template.URLQueryEscaper)
+	m["quote"] = variadic("quote", quote)
+	m["printf"] = func(format string, args ...any) string {
+		n := addSize(len(format), argsSize(args))
+		b.Want("printf", addSize(n, formatPadding(format)))
+		b.Charge("printf", n)
+		return built("printf", fmt.Sprintf(format, args...))
+	}
+	m["repeat"] = func(count int, s string) string {
+		n := mulSize(count, len(s))
+		b.Want("repeat", n)
+		b.Charge("repeat", n)
+		return strings.Repeat(s, max(count, 0))
+	}
+	m["replace"] = func(old, new, s string) string {
+		b.Want("replace", addSize(len(s), mulSize(strings.Count(s, old), len(new)-len(old))))
+		b.Charge("replace", len(old)+len(new)+len(s))
+		return built("replace", strings.ReplaceAll(s, old, new))
+	}
+	m["trunc"] = func(n int, s string) string {
+		b.Charge("trunc", len(s))
+		if n < 0 {
+			return s[max(len(s)+n, 0):]
+		}
+		return s[:min(n, len(s))]
+	}
+	indented := func(fn string, f func(int, string) (string, error)) func(int, string) (string, error) {
+		return func(width int, s string) (string, error) {
+			b.Want(fn, addSize(len(s)+1, mulSize(width, strings.Count(s, "\n")+1)))
+			b.Charge(fn, len(s))
+			r, err := f(width, s)
+			return built(fn, r), err
+		}
+	}
+	m["indent"] = indented("indent", indent)
+	m["nindent"] = indented("nindent", nindent)
+	m["tokens"] = func(v any) (int, error) {
+		if s, ok := v.(string); ok {
+			b.Charge("tokens", len(s))
+		}
+		return tokens(v)
+	}
+}
+
+// subjectLast is f(s, arg) called as f arg s, the way templates pipe the
+// subject in last (contains "x" .S), charged for both.
+func subjectLast[R any](b Budget, fn string, f func(string, string) R) func(string, string) R {
+	return func(arg, s string) R { b.Charge(fn, len(arg)+len(s)); return f(s, arg) }
+}
+
+// quote quotes each argument that is not nil as a Go string literal,
+// separated by spaces.
+func quote(args ...any) string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		if a != nil {
+			out = append(out, strconv.Quote(stringOf(a)))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// formatPadding adds up the widths and precisions a format asks for; a
+// '*' takes its number from an argument, up to fmt's own cap of 1e6.
+func formatPadding(format string) int {
+	total := 0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		for i++; i < len(format) && strings.IndexByte("+-# 0123456789.*[]", format[i]) >= 0; i++ {
+			switch c := format[i]; {
+			case c == '*':
+				total = addSize(total, 1_000_000)
+			case c >= '1' && c <= '9' && format[i-1] != '[':
+				j := i
+				for j < len(format) && format[j] >= '0' && format[j] <= '9' {
+					j++
+				}
+				n, err := strconv.Atoi(format[i:j])
+				if err != nil {
+					n = 1_000_000
+				}
+				total = addSize(total, n)
+				i = j - 1
+			}
+		}
+	}
+	return total
+}

@@ -1,0 +1,184 @@
+package funcs
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"text/template"
+	"unicode/utf8"
+)
+
+// addValues adds the list, dict and value functions to m. The builders
+// (list, append, dict, until, splitList, join, toJson) check the size and
+// nesting of what they make; the readers charge what they read.
+func addValues(m template.FuncMap, b Budget) {
+	// built checks and charges a value a function made.
+	built := func(fn string, v any) {
+		n, deep := weigh(v)
+		if deep {
+			b.Deep(fn)
+		}
+		b.Want(fn, n)
+		b.Charge(fn, n)
+	}
+	m["list"] = func(args ...any) []any {
+		l := append([]any{}, args...)
+		built("list", l)
+		return l
+	}
+	m["append"] = func(list, v any) ([]any, error) {
+		l, err := anyList("append", list)
+		if err != nil {
+			return nil, err
+		}
+		l = append(l, v)
+		built("append", l)
+		return l, nil
+	}
+	m["dict"] = func(args ...any) map[string]any {
+		d := make(map[string]any, len(args)/2)
+		for i := 0; i < len(args); i += 2 {
+			d[stringOf(args[i])] = ""
+			if i+1 < len(args) {
+				d[stringOf(args[i])] = args[i+1]
+			}
+		}
+		built("dict", d)
+		return d
+	}
+	m["until"] = func(n int) []int {
+		b.Want("until", mulSize(n, ElementSize))
+		b.Charge("until", mulSize(n, ElementSize))
+		l := make([]int, max(n, 0))
+		for i := range l {
+			l[i] = i
+		}
+		return l
+	}
+	m["splitList"] = func(sep, s string) []string {
+		pieces := utf8.RuneCountInString(s)
+		if sep != "" {
+			pieces = strings.Count(s, sep) + 1
+		}
+		b.Want("splitList", addSize(len(s), mulSize(pieces, ElementSize)))
+		b.Charge("splitList", len(s))
+		return strings.Split(s, sep)
+	}
+	m["join"] = func(sep string, list any) string {
+		strs := stringList(list)
+		n := mulSize(max(len(strs)-1, 0), len(sep))
+		for _, s := range strs {
+			n = addSize(n, len(s))
+		}
+		b.Want("join", n)
+		b.Charge("join", n)
+		return strings.Join(strs, sep)
+	}
+	m["toJson"] = func(v any) (string, error) {
+		built("toJson", v)
+		out, err := json.Marshal(v)
+		b.Want("toJson", len(out))
+		b.Charge("toJson", len(out))
+		return string(out), err
+	}
+	m["has"] = func(needle, list any) (bool, error) {
+		l, err := anyList("has", list)
+		// Each element may be compared with the whole needle.
+		w, _ := weigh(needle)
+		b.Charge("has", mulSize(len(l), ElementSize+w))
+		return slices.ContainsFunc(l, func(e any) bool { return reflect.DeepEqual(needle, e) }), err
+	}
+	m["keys"] = func(dicts ...map[string]any) []string {
+		k := sortedKeys(dicts...)
+		b.Charge("keys", mulSize(len(k), ElementSize))
+		return k
+	}
+	m["values"] = func(d map[string]any) []any {
+		b.Charge("values", mulSize(len(d), ElementSize))
+		return valuesByKey(d)
+	}
+	m["sortAlpha"] = func(list any) []string {
+		l := sortAlpha(list)
+		b.Charge("sortAlpha", mulSize(len(l), ElementSize))
+		return l
+	}
+	m["get"] = func(d map[string]any, key string) any {
+		if v, ok := d[key]; ok {
+			return v
+		}
+		return ""
+	}
+	m["hasKey"] = func(d map[string]any, key string) bool {
+		_, ok := d[key]
+		return ok
+	}
+	m["default"] = func(def any, given ...any) any {
+		if len(given) == 0 || empty(given[0]) {
+			return def
+		}
+		return given[0]
+	}
+	m["ternary"] = func(yes, no any, cond bool) any {
+		if cond {
+			return yes
+		}
+		return no
+	}
+	m["empty"] = empty
+	m["required"] = required
+	m["fail"] = fail
+}
+
+// empty reports whether v is nil, false, zero, or an empty string, list
+// or dict; a struct is never empty.
+func empty(v any) bool {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Invalid:
+		return true
+	case reflect.Struct:
+		return false
+	case reflect.Array, reflect.Slice, reflect.Map, reflect.String:
+		return rv.Len() == 0
+	case reflect.Pointer, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return rv.IsNil()
+	}
+	return rv.IsZero()
+}
+
+// anyList is a list's elements; nil is an empty list.
+func anyList(fn string, v any) ([]any, error) {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Invalid:
+		return nil, nil
+	case reflect.Slice, reflect.Array:
+		l := make([]any, rv.Len(), rv.Len()+1)
+		for i := range l {
+			l[i] = rv.Index(i).Interface()
+		}
+		return l, nil
+	}
+	return nil, fmt.Errorf("%s: want a list, got %T", fn, v)
+}
+
+// stringList is a list's elements as strings, nil elements left out; any
+// other value that is not nil is a list of one.
+func stringList(v any) []string {
+	if s, ok := v.([]string); ok {
+		return s
+	}
+	l, err := anyList("", v)
+	if err != nil {
+		l = []any{v}
+	}
+	out := make([]string, 0, len(l))
+	for _, e := range l {
+		if e != nil {
+			out = append(out, stringOf(e))
+		}
+	}
+	return out
+}
