@@ -41,6 +41,10 @@ import (
 // when done: the OS backend holds a directory descriptor.
 type Workspace struct {
 	root string
+	// display is what Display puts before a clean name: the clean root
+	// and a slash ("/" for "/", "" for "" or "."), or "-" when the root is
+	// not clean and Display joins.
+	display string
 
 	// The OS backend: the folder read (root, or OSAt's folder), and dir,
 	// or openErr when it could not be opened (every read then fails with
@@ -97,7 +101,7 @@ func IsOS(fsys afero.Fs) bool {
 // never fails: when root cannot be opened, every read reports why.
 // On [OSAt]'s filesystem it opens that folder, and root is only shown.
 func OpenWorkspace(fsys afero.Fs, root string) *Workspace {
-	w := &Workspace{root: root, fsys: fsys}
+	w := &Workspace{root: root, fsys: fsys, display: displayPrefix(root)}
 	if IsOS(fsys) {
 		// Opening a FIFO blocks, and os.OpenRoot does not ask for a
 		// directory: check first. The folder is the caller's own choice.
@@ -143,7 +147,26 @@ func (w *Workspace) DiskDir() string { return w.diskDir }
 
 // Display returns name joined to the root ("/ws/AGENTS.md") for markers and
 // reports. It neither validates nor resolves name.
-func (w *Workspace) Display(name string) string { return path.Join(w.root, name) }
+func (w *Workspace) Display(name string) string {
+	// A clean name under a clean root needs no Clean: one allocation.
+	if w.display != "-" && name != "." && fs.ValidPath(name) {
+		return w.display + name
+	}
+	return path.Join(w.root, name)
+}
+
+// displayPrefix is Workspace.display for root.
+func displayPrefix(root string) string {
+	switch {
+	case root == "", root == ".":
+		return ""
+	case root == "/":
+		return "/"
+	case path.Clean(root) == root:
+		return root + "/"
+	}
+	return "-"
+}
 
 // FileID says which file a name led to and which version of it: device
 // and inode (zero where the filesystem has none, as in memory), size,
