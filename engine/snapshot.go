@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/watch"
 	"github.com/sysprompt/sysprompt/vfs"
@@ -43,7 +44,7 @@ const (
 
 type snapshot struct {
 	mu       sync.Mutex
-	texts    map[textKey]vfs.Text
+	texts    map[textKey]bootstrap.Text
 	bytes    int // held by texts
 	sessions map[string]*skillsSession
 	clock    uint64 // orders sessions by last use
@@ -71,7 +72,7 @@ type skillsSession struct {
 }
 
 func newSnapshot() *snapshot {
-	return &snapshot{texts: map[textKey]vfs.Text{}, sessions: map[string]*skillsSession{}}
+	return &snapshot{texts: map[textKey]bootstrap.Text{}, sessions: map[string]*skillsSession{}}
 }
 
 // reader puts the snapshot in front of ws for bootstrap.Load.
@@ -82,37 +83,44 @@ type textReader struct {
 	s *snapshot
 }
 
-// ReadText returns the snapshot's text when the file's FileID is the one
-// it was read with, and reads it again otherwise.
-func (r textReader) ReadText(name string, keep vfs.Keep) (vfs.Text, error) {
+// ReadPrepared returns the snapshot's text when the file's FileID is the
+// one it was read with, and reads it again otherwise. The text kept is
+// normalised and counted, and keeps its last cut, so a turn over
+// unchanged files only stats them.
+func (r textReader) ReadPrepared(name string, keep vfs.Keep) (bootstrap.Text, error) {
 	id, err := r.Stat(name)
 	if err != nil {
-		return vfs.Text{}, err
+		return bootstrap.Text{}, err
 	}
 	key := textKey{r.Root(), name, keep}
 	r.s.mu.Lock()
 	t, ok := r.s.texts[key]
 	r.s.mu.Unlock()
-	if ok && t.ID == id {
+	if ok && t.ID() == id {
 		return t, nil
 	}
-	t, err = r.Workspace.ReadText(name, keep)
-	if err != nil || racy(t.ID, time.Now()) {
-		return t, err
+	raw, err := r.Workspace.ReadText(name, keep)
+	if err != nil {
+		return bootstrap.Text{}, err
 	}
-	size := textSize(t)
+	t = bootstrap.Prepare(raw, r.Display(name))
+	if racy(raw.ID, time.Now()) {
+		return t, nil
+	}
+	size := t.Size()
 	r.s.mu.Lock()
 	if len(r.s.texts) >= maxSnapshotTexts || r.s.bytes+size > maxSnapshotBytes {
 		clear(r.s.texts) // simpler than an LRU; a workspace has a handful of files
 		r.s.bytes = 0
 	}
-	r.s.bytes += size - textSize(r.s.texts[key])
+	if old, ok := r.s.texts[key]; ok {
+		r.s.bytes -= old.Size()
+	}
+	r.s.bytes += size
 	r.s.texts[key] = t
 	r.s.mu.Unlock()
 	return t, nil
 }
-
-func textSize(t vfs.Text) int { return len(t.Content) + len(t.Head) + len(t.Tail) }
 
 // racy reports whether a file with this FileID changed too shortly before
 // now for its FileID to tell a later same-size edit apart.
