@@ -46,7 +46,7 @@ type snapshot struct {
 	mu       sync.Mutex
 	texts    map[textKey]bootstrap.Text
 	bytes    int // held by texts
-	sessions map[string]*skillsSession
+	sessions map[sessionID]*skillsSession
 	clock    uint64 // orders sessions by last use
 
 	// changed counts skills-change notifications; a session built before
@@ -62,6 +62,9 @@ type textKey struct {
 	keep       vfs.Keep
 }
 
+// sessionID names a session: the request's session key and id.
+type sessionID struct{ key, id string }
+
 // skillsSession is one session's skills catalog and what it was built from.
 type skillsSession struct {
 	roots   string // the workspace the roots were taken from
@@ -72,7 +75,7 @@ type skillsSession struct {
 }
 
 func newSnapshot() *snapshot {
-	return &snapshot{texts: map[textKey]bootstrap.Text{}, sessions: map[string]*skillsSession{}}
+	return &snapshot{texts: map[textKey]bootstrap.Text{}, sessions: map[sessionID]*skillsSession{}}
 }
 
 // reader puts the snapshot in front of ws for bootstrap.Load.
@@ -131,31 +134,33 @@ func racy(id vfs.FileID, now time.Time) bool {
 
 // skillsPolicyKey encodes the settings a catalog is built from, beyond
 // the engine's own config and host: a session's catalog is reused only
-// while they are the same.
-func skillsPolicyKey(k *keyEncoder, s *config.Settings) string {
+// while they are the same. The bytes are k's, valid until its next use.
+func skillsPolicyKey(k *keyEncoder, s *config.Settings) []byte {
 	k.reset()
 	k.allowlist(s.SkillsAllowlist)
 	sortedMap(k, s.Plugins, k.bool)
 	k.int(s.MaxSkillsPromptChars)
 	k.int(s.MaxSkillsInPrompt)
-	return string(k.buf)
+	return k.buf
 }
 
 // skillsFor returns the session's catalog, building it with build when the
-// session has none or its one is stale.
-func (s *snapshot) skillsFor(session, roots, policy string, refresh bool,
+// session has none or its one is stale. policy is only compared, and
+// copied before build runs, so it may be a reused buffer.
+func (s *snapshot) skillsFor(session sessionID, roots string, policy []byte, refresh bool,
 	build func() (sessionSkills, error)) (sessionSkills, error) {
 	changed := s.changed.Load()
 	s.mu.Lock()
 	s.clock++
 	ss := s.sessions[session]
-	if ss != nil && !refresh && ss.roots == roots && ss.policy == policy && ss.changed == changed {
+	if ss != nil && !refresh && ss.roots == roots && ss.policy == string(policy) && ss.changed == changed {
 		ss.used = s.clock
 		s.mu.Unlock()
 		return ss.skills, nil
 	}
 	s.mu.Unlock()
 
+	kept := string(policy)
 	built, err := build()
 	if err != nil {
 		return sessionSkills{}, err
@@ -163,14 +168,14 @@ func (s *snapshot) skillsFor(session, roots, policy string, refresh bool,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.sessions[session]; !ok && len(s.sessions) >= maxSkillsSessions {
-		oldest := ""
+		var oldest *sessionID
 		for id, o := range s.sessions {
-			if oldest == "" || o.used < s.sessions[oldest].used {
-				oldest = id
+			if oldest == nil || o.used < s.sessions[*oldest].used {
+				oldest = &id
 			}
 		}
-		delete(s.sessions, oldest)
+		delete(s.sessions, *oldest)
 	}
-	s.sessions[session] = &skillsSession{roots: roots, policy: policy, changed: changed, skills: built, used: s.clock}
+	s.sessions[session] = &skillsSession{roots: roots, policy: kept, changed: changed, skills: built, used: s.clock}
 	return built, nil
 }
