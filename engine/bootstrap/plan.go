@@ -98,22 +98,24 @@ func (p *plan) candidates() ([]candidate, error) {
 	default:
 		return nil, fmt.Errorf("bootstrap: unknown session kind %q (allowed: main, subagent, cron, heartbeat)", p.opts.Session)
 	}
-	names := make([]string, 0, len(p.opts.Files)+2)
+	// Names first, paths once all are in, so a bad date is reported
+	// before a bad name, as the steps go.
+	list := make([]candidate, 0, len(p.opts.Files)+2)
 	var seen map[string]bool // past nameSetScan names
 	add := func(name string) {
-		if seen == nil && len(names) >= nameSetScan {
+		if seen == nil && len(list) >= nameSetScan {
 			seen = make(map[string]bool, len(p.opts.Files)+2)
-			for _, n := range names {
-				seen[n] = true
+			for _, c := range list {
+				seen[c.Name] = true
 			}
 		}
-		if seen != nil && seen[name] || seen == nil && slices.Contains(names, name) {
+		if seen != nil && seen[name] || seen == nil && slices.ContainsFunc(list, func(c candidate) bool { return c.Name == name }) {
 			return
 		}
 		if seen != nil {
 			seen[name] = true
 		}
-		names = append(names, name)
+		list = append(list, candidate{Entry: Entry{Name: name}})
 	}
 	for _, name := range p.opts.Files {
 		switch {
@@ -138,20 +140,18 @@ func (p *plan) candidates() ([]candidate, error) {
 			add(name)
 		}
 	}
-	list := make([]candidate, 0, len(names))
-	for _, name := range names {
-		path, err := vfs.Clean(name)
-		if err != nil {
-			return nil, fmt.Errorf("bootstrap: file name %q: %w", name, err)
+	for i := range list {
+		c := &list[i]
+		var err error
+		if c.Path, err = vfs.Clean(c.Name); err != nil {
+			return nil, fmt.Errorf("bootstrap: file name %q: %w", c.Name, err)
 		}
-		c := candidate{Entry: Entry{Name: name, Path: path}}
-		if target, ok := p.opts.Replace[name]; ok {
+		if target, ok := p.opts.Replace[c.Name]; ok {
 			if c.Path, err = vfs.Clean(target); err != nil {
-				return nil, fmt.Errorf("bootstrap: replace %q: %w", name, err)
+				return nil, fmt.Errorf("bootstrap: replace %q: %w", c.Name, err)
 			}
 			c.redirected = true
 		}
-		list = append(list, c)
 	}
 	return p.classify(p.filter(list)), nil
 }
