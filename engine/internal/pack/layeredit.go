@@ -21,7 +21,7 @@ import (
 
 // layerPos places errors in one layer's table of the manifest text.
 type layerPos struct {
-	doc     *strict.TOMLDoc
+	doc     *strict.Scan
 	table   string // "layer" or "harness.layer"
 	n       int    // which header of that name, counted over the document
 	harness string
@@ -40,7 +40,7 @@ func (c *manifestCheck) layerPos(b *harnessBuild, li int) layerPos {
 
 // header is the line of the layer's header, column 1.
 func (lp layerPos) header() (int, int) {
-	if p, ok := lp.doc.Table(lp.table, lp.n); ok {
+	if p, ok := lp.doc.Doc().Table(lp.table, lp.n); ok {
 		return p.Line, 1
 	}
 	return 0, 0
@@ -48,7 +48,7 @@ func (lp layerPos) header() (int, int) {
 
 // key is where key is written in the layer's table; its header if not.
 func (lp layerPos) key(key string) (int, int) {
-	if p, ok := lp.doc.Key(lp.table, lp.n, key); ok {
+	if p, ok := lp.doc.Doc().Key(lp.table, lp.n, key); ok {
 		return p.Line, p.Col
 	}
 	return lp.header()
@@ -56,7 +56,7 @@ func (lp layerPos) key(key string) (int, int) {
 
 // value is where key's value starts; the layer's header if not written.
 func (lp layerPos) value(key string) (int, int) {
-	if p, ok := lp.doc.Value(lp.table, lp.n, key); ok {
+	if p, ok := lp.doc.Doc().Value(lp.table, lp.n, key); ok {
 		return p.Line, p.Col
 	}
 	return lp.header()
@@ -64,7 +64,7 @@ func (lp layerPos) value(key string) (int, int) {
 
 // elem is where the i-th element of key's array is written, or 0, 0.
 func (lp layerPos) elem(key string, i int) (int, int) {
-	if elems := lp.doc.Elements(lp.table, lp.n, key); i < len(elems) {
+	if elems := lp.doc.Doc().Elements(lp.table, lp.n, key); i < len(elems) {
 		return elems[i].Line, elems[i].Col
 	}
 	return 0, 0

@@ -58,8 +58,7 @@ type harnessFile struct {
 // validateManifest checks the manifest against the section files and
 // builds the harnesses.
 func (p *Pack) validateManifest(src string) diag.ErrorList {
-	c := &manifestCheck{p: p, m: &p.Manifest, doc: strict.ScanTOML(src), listed: map[string]bool{}}
-	c.harnessLines = c.doc.Headers("harness")
+	c := &manifestCheck{p: p, m: &p.Manifest, doc: strict.LazyScan(src), listed: map[string]bool{}}
 	c.checkBoundary()
 	if c.m.Product == "" {
 		c.m.Product = "OpenClaw"
@@ -77,8 +76,8 @@ func (p *Pack) validateManifest(src string) diag.ErrorList {
 type manifestCheck struct {
 	p            *Pack
 	m            *Manifest
-	doc          *strict.TOMLDoc
-	harnessLines []int // the line of each [[harness]] header
+	doc          *strict.Scan // positions, for errors only
+	harnessLines []int        // the line of each [[harness]] header; nil until an error asks
 	listed       map[string]bool
 	errs         diag.ErrorList
 }
@@ -88,10 +87,13 @@ func (c *manifestCheck) fail(line, col int, format string, args ...any) {
 }
 
 // at is where a top-level key is written.
-func (c *manifestCheck) at(key string) (int, int) { return c.doc.Locate(key, 1) }
+func (c *manifestCheck) at(key string) (int, int) { return c.doc.Doc().Locate(key, 1) }
 
 // harnessLine is the line of the i-th [[harness]] header, 0 if unknown.
 func (c *manifestCheck) harnessLine(i int) int {
+	if c.harnessLines == nil {
+		c.harnessLines = c.doc.Doc().Headers("harness")
+	}
 	if i < len(c.harnessLines) {
 		return c.harnessLines[i]
 	}
@@ -299,7 +301,7 @@ func (c *manifestCheck) checkHarnessFiles(d declared) {
 	sort.Strings(names)
 	for _, name := range names {
 		f := files[name]
-		l, col := c.doc.Locate("harness.files."+name, c.harnessLine(d.index))
+		l, col := c.doc.Doc().Locate("harness.files."+name, c.harnessLine(d.index))
 		switch {
 		case strings.TrimSpace(f.Omit) == "":
 			c.fail(l, col, "harness %q: %q needs an omit reason: it is what the report shows for the file", d.name, name)
