@@ -204,9 +204,21 @@ func (c *manifestCheck) buildLayer(b *harnessBuild, li int, ld harnessLayerDecl)
 // it: its place in a sections or add array, or, for an id a base layer
 // brings in, the base key of the layer that edits it.
 type listed struct {
-	id        string
-	line, col int
-	fromBase  bool
+	id       string
+	fromBase bool
+	// Where, found only for an error: element i of the layer's key array,
+	// or the value of its base key (fromBase).
+	lp  layerPos
+	key string
+	i   int
+}
+
+// at is where the manifest puts l.
+func (l listed) at() (line, col int) {
+	if l.fromBase {
+		return l.lp.value("base")
+	}
+	return l.lp.elem(l.key, l.i)
 }
 
 // checkTierOrder reports stable section e listed after dynamic section
@@ -221,7 +233,8 @@ func (c *manifestCheck) checkTierOrder(layer string, e, dyn listed) {
 	if e.fromBase {
 		at = dyn
 	}
-	c.fail(at.line, at.col, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", e.id, dyn.id, layer)
+	line, col := at.at()
+	c.fail(line, col, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", e.id, dyn.id, layer)
 }
 
 // listSection checks one id of a layer's list and returns its section;
@@ -231,19 +244,22 @@ func (c *manifestCheck) listSection(b *harnessBuild, layer string, e listed) *Se
 	if !ok {
 		// An id a base brings in is reported where the base lists it.
 		if !c.p.broken[e.id] && !e.fromBase {
-			c.fail(e.line, e.col, "section %q has no file %s/%s%s", e.id, sectionsDir, e.id, sectionSuffix)
+			line, col := e.at()
+			c.fail(line, col, "section %q has no file %s/%s%s", e.id, sectionsDir, e.id, sectionSuffix)
 		}
 		return nil
 	}
 	if prev, dup := b.inHarness[e.id]; dup {
-		c.fail(e.line, e.col, "section %q is listed twice in harness %q (already in layer %q)", e.id, b.name, prev)
+		line, col := e.at()
+		c.fail(line, col, "section %q is listed twice in harness %q (already in layer %q)", e.id, b.name, prev)
 		return nil
 	}
 	b.inHarness[e.id] = layer
 	c.listed[e.id] = true
 	if sec.Override != "" {
 		if other, dup := b.overrides[sec.Override]; dup {
-			c.fail(e.line, e.col, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, e.id, sec.Override, b.name)
+			line, col := e.at()
+			c.fail(line, col, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, e.id, sec.Override, b.name)
 		}
 		b.overrides[sec.Override] = e.id
 	}
