@@ -718,6 +718,9 @@ func (m *markers) Binary(display string) string {
 // broken user partial fails at New rather than mid-render.
 func (e *Engine) checkMarkers() *Error {
 	set := e.newRenderSet()
+	// The first render takes this set rather than cloning another: a
+	// cold CLI render makes one.
+	defer e.pool.Put(set)
 	set.meter.Start(context.Background())
 	for _, c := range []struct {
 		name string
