@@ -643,7 +643,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		Omit:          h.Omit(pack.Turn{HasAnyTool: hasAnyTool(req.Tools), OtherWorkspace: e.otherWorkspace(req)}),
 		Replace:       s.BootstrapReplace,
 		Hook:          e.opts.hook,
-		Markers:       &markers{set: set},
+		Markers:       markers{set: set}, // one pointer: no allocation as an interface
 	}
 	r, err := bootstrap.Load(ctx, e.snap.reader(ws), opts)
 	if err != nil {
@@ -703,23 +703,23 @@ type markers struct {
 // with values of the same types, so the fallback is only reached if a
 // partial fails on specific values (a path that trips a user's own
 // function), and even then the file's fate is still stated.
-func (m *markers) exec(name string, data any, fallback string) string {
+func (m markers) exec(name string, data any, fallback string) string {
 	if err := m.set.partial(name, data); err != nil {
 		return fallback
 	}
 	return strings.TrimSpace(m.set.buf.String())
 }
 
-func (m *markers) Missing(display string) string {
+func (m markers) Missing(display string) string {
 	return m.exec("missing_marker", map[string]any{"Path": display}, "[MISSING] Expected at: "+display)
 }
 
-func (m *markers) Truncated(display string, kept, raw int) string {
+func (m markers) Truncated(display string, kept, raw int) string {
 	return "\n" + m.exec("truncation_marker", map[string]any{"Path": display, "Kept": kept, "Raw": raw},
 		fmt.Sprintf("[... truncated %s: kept %d of %d characters; read the file for the full text ...]", display, kept, raw)) + "\n"
 }
 
-func (m *markers) Binary(display string) string {
+func (m markers) Binary(display string) string {
 	return m.exec("binary_marker", map[string]any{"Path": display}, "[BINARY] Not injected: "+display)
 }
 
@@ -727,6 +727,9 @@ func (m *markers) Binary(display string) string {
 // broken user partial fails at New rather than mid-render.
 func (e *Engine) checkMarkers() *Error {
 	set := e.newRenderSet()
+	// The first render takes this set rather than cloning another: a
+	// cold CLI render makes one.
+	defer e.pool.Put(set)
 	set.meter.Start(context.Background())
 	for _, c := range []struct {
 		name string

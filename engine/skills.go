@@ -200,7 +200,7 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || !e.hasSkillRoots(ws) {
 		return sessionSkills{key: catalogKey(&set.key, &view.SkillsView{})}, nil
 	}
-	session := req.Session.Key + "\x00" + req.Session.ID
+	session := sessionID{req.Session.Key, req.Session.ID}
 	return e.snap.skillsFor(session, s.Workspace, skillsPolicyKey(&set.key, s), req.Session.Reset, func() (sessionSkills, error) {
 		cat, err := e.discoverSkills(ctx, set, s, ws)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/watch"
 	"github.com/sysprompt/sysprompt/vfs"
@@ -43,9 +44,9 @@ const (
 
 type snapshot struct {
 	mu       sync.Mutex
-	texts    map[textKey]vfs.Text
+	texts    map[textKey]bootstrap.Text
 	bytes    int // held by texts
-	sessions map[string]*skillsSession
+	sessions map[sessionID]*skillsSession
 	clock    uint64 // orders sessions by last use
 
 	// changed counts skills-change notifications; a session built before
@@ -61,6 +62,9 @@ type textKey struct {
 	keep       vfs.Keep
 }
 
+// sessionID names a session: the request's session key and id.
+type sessionID struct{ key, id string }
+
 // skillsSession is one session's skills catalog and what it was built from.
 type skillsSession struct {
 	roots   string // the workspace the roots were taken from
@@ -71,7 +75,7 @@ type skillsSession struct {
 }
 
 func newSnapshot() *snapshot {
-	return &snapshot{texts: map[textKey]vfs.Text{}, sessions: map[string]*skillsSession{}}
+	return &snapshot{texts: map[textKey]bootstrap.Text{}, sessions: map[sessionID]*skillsSession{}}
 }
 
 // reader puts the snapshot in front of ws for bootstrap.Load.
@@ -82,37 +86,44 @@ type textReader struct {
 	s *snapshot
 }
 
-// ReadText returns the snapshot's text when the file's FileID is the one
-// it was read with, and reads it again otherwise.
-func (r textReader) ReadText(name string, keep vfs.Keep) (vfs.Text, error) {
+// ReadPrepared returns the snapshot's text when the file's FileID is the
+// one it was read with, and reads it again otherwise. The text kept is
+// normalised and counted, and keeps its last cut, so a turn over
+// unchanged files only stats them.
+func (r textReader) ReadPrepared(name string, keep vfs.Keep) (bootstrap.Text, error) {
 	id, err := r.Stat(name)
 	if err != nil {
-		return vfs.Text{}, err
+		return bootstrap.Text{}, err
 	}
 	key := textKey{r.Root(), name, keep}
 	r.s.mu.Lock()
 	t, ok := r.s.texts[key]
 	r.s.mu.Unlock()
-	if ok && t.ID == id {
+	if ok && t.ID() == id {
 		return t, nil
 	}
-	t, err = r.Workspace.ReadText(name, keep)
-	if err != nil || racy(t.ID, time.Now()) {
-		return t, err
+	raw, err := r.Workspace.ReadText(name, keep)
+	if err != nil {
+		return bootstrap.Text{}, err
 	}
-	size := textSize(t)
+	t = bootstrap.Prepare(raw, r.Display(name))
+	if racy(raw.ID, time.Now()) {
+		return t, nil
+	}
+	size := t.Size()
 	r.s.mu.Lock()
 	if len(r.s.texts) >= maxSnapshotTexts || r.s.bytes+size > maxSnapshotBytes {
 		clear(r.s.texts) // simpler than an LRU; a workspace has a handful of files
 		r.s.bytes = 0
 	}
-	r.s.bytes += size - textSize(r.s.texts[key])
+	if old, ok := r.s.texts[key]; ok {
+		r.s.bytes -= old.Size()
+	}
+	r.s.bytes += size
 	r.s.texts[key] = t
 	r.s.mu.Unlock()
 	return t, nil
 }
-
-func textSize(t vfs.Text) int { return len(t.Content) + len(t.Head) + len(t.Tail) }
 
 // racy reports whether a file with this FileID changed too shortly before
 // now for its FileID to tell a later same-size edit apart.
@@ -123,31 +134,33 @@ func racy(id vfs.FileID, now time.Time) bool {
 
 // skillsPolicyKey encodes the settings a catalog is built from, beyond
 // the engine's own config and host: a session's catalog is reused only
-// while they are the same.
-func skillsPolicyKey(k *keyEncoder, s *config.Settings) string {
+// while they are the same. The bytes are k's, valid until its next use.
+func skillsPolicyKey(k *keyEncoder, s *config.Settings) []byte {
 	k.reset()
 	k.allowlist(s.SkillsAllowlist)
 	sortedMap(k, s.Plugins, k.bool)
 	k.int(s.MaxSkillsPromptChars)
 	k.int(s.MaxSkillsInPrompt)
-	return string(k.buf)
+	return k.buf
 }
 
 // skillsFor returns the session's catalog, building it with build when the
-// session has none or its one is stale.
-func (s *snapshot) skillsFor(session, roots, policy string, refresh bool,
+// session has none or its one is stale. policy is only compared, and
+// copied before build runs, so it may be a reused buffer.
+func (s *snapshot) skillsFor(session sessionID, roots string, policy []byte, refresh bool,
 	build func() (sessionSkills, error)) (sessionSkills, error) {
 	changed := s.changed.Load()
 	s.mu.Lock()
 	s.clock++
 	ss := s.sessions[session]
-	if ss != nil && !refresh && ss.roots == roots && ss.policy == policy && ss.changed == changed {
+	if ss != nil && !refresh && ss.roots == roots && ss.policy == string(policy) && ss.changed == changed {
 		ss.used = s.clock
 		s.mu.Unlock()
 		return ss.skills, nil
 	}
 	s.mu.Unlock()
 
+	kept := string(policy)
 	built, err := build()
 	if err != nil {
 		return sessionSkills{}, err
@@ -155,14 +168,14 @@ func (s *snapshot) skillsFor(session, roots, policy string, refresh bool,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.sessions[session]; !ok && len(s.sessions) >= maxSkillsSessions {
-		oldest := ""
+		var oldest *sessionID
 		for id, o := range s.sessions {
-			if oldest == "" || o.used < s.sessions[oldest].used {
-				oldest = id
+			if oldest == nil || o.used < s.sessions[*oldest].used {
+				oldest = &id
 			}
 		}
-		delete(s.sessions, oldest)
+		delete(s.sessions, *oldest)
 	}
-	s.sessions[session] = &skillsSession{roots: roots, policy: policy, changed: changed, skills: built, used: s.clock}
+	s.sessions[session] = &skillsSession{roots: roots, policy: kept, changed: changed, skills: built, used: s.clock}
 	return built, nil
 }

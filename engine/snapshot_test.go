@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/vfs"
 )
@@ -318,4 +319,79 @@ func TestSnapshotRereadsRacilyCleanFiles(t *testing.T) {
 	second, err := e.Render(context.Background(), req)
 	require.NoError(t, err)
 	assert.Contains(t, second.Layers[0].Text, "version two")
+}
+
+// Files kept in the snapshot (older than the racy window) are cut to
+// different budgets by different turns: a main session leaves less of the
+// total for USER.md than a cron run, and the codex harness charges no
+// AGENTS.md. A long-lived engine rendering them in turn, also from several
+// goroutines at once, must give what fresh engines give.
+func TestLongLivedEngineCutsKeptFilesLikeFresh(t *testing.T) {
+	ws := diskExampleWorkspace(t)
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644))
+	}
+	write("AGENTS.md", strings.Repeat("Agents line, kept whole.\n", 760)) // about 19,000 characters
+	write("TOOLS.md", strings.Repeat("Tools line, kept whole.\n", 790))
+	write("SOUL.md", strings.Repeat("Soul line.\n", 900))
+	write("USER.md", strings.Repeat("A long user profile line that gets cut.\n", 1500))
+	write("IDENTITY.md", "name: Wren\x00binary")
+	// Files changed within the racy window are read again on every turn;
+	// these must be kept.
+	time.Sleep(2100 * time.Millisecond)
+
+	pack := os.DirFS("..")
+	opts := []engine.Option{engine.WithFS(vfs.OS()), engine.WithWarningStore(forgetfulStore{})}
+	long, err := engine.New(pack, opts...)
+	require.NoError(t, err)
+	reqs := exampleRequests(t, ws)
+	cron := exampleDirectRequest(t, ws)
+	cron.SessionKind = "cron"
+	reqs = append(reqs, cron)
+
+	want := make([]*engine.Result, len(reqs))
+	for i, req := range reqs {
+		fresh, err := engine.New(pack, opts...)
+		require.NoError(t, err)
+		want[i], err = fresh.Render(context.Background(), req)
+		require.NoError(t, err)
+	}
+	budgets := map[int]bool{}
+	for _, w := range want {
+		for _, f := range w.Files {
+			if f.Name == "USER.md" {
+				require.Equal(t, bootstrap.StatusTruncated, f.Status)
+				budgets[f.InjectedChars] = true
+			}
+		}
+	}
+	require.Greater(t, len(budgets), 1, "the turns cut USER.md to more than one size")
+
+	check := func(round, i int) error {
+		got, err := long.Render(context.Background(), reqs[i])
+		if err != nil {
+			return err
+		}
+		if !assert.Equal(t, want[i].Files, got.Files, "round %d, request %d", round, i) ||
+			!assert.Equal(t, want[i].Layers, got.Layers, "round %d, request %d", round, i) {
+			return fmt.Errorf("round %d, request %d differs", round, i)
+		}
+		return nil
+	}
+	for round := range 3 {
+		for i := range reqs {
+			require.NoError(t, check(round, i))
+		}
+	}
+	errs := make(chan error, 4*len(reqs))
+	for g := range 4 {
+		go func() {
+			for i := range reqs {
+				errs <- check(10+g, (i+g)%len(reqs))
+			}
+		}()
+	}
+	for range 4 * len(reqs) {
+		require.NoError(t, <-errs)
+	}
 }

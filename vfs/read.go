@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -50,7 +51,7 @@ func readRegular(f fs.File, name string, maxBytes int64) ([]byte, error) {
 	case !info.Mode().IsRegular():
 		return nil, &NotRegularError{Path: name, Kind: kindName(info.Mode())}
 	}
-	data, err := readAtMost(f, maxBytes)
+	data, err := readAtMost(f, maxBytes, info.Size())
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: cause(err)}
 	}
@@ -60,14 +61,21 @@ func readRegular(f fs.File, name string, maxBytes int64) ([]byte, error) {
 // readAtMost reads r to its end, or fails wrapping ErrTooLarge when it
 // holds more than maxBytes bytes. It never reads more than maxBytes+1, so
 // a huge or endless source costs no more; a negative limit counts as 0.
-func readAtMost(r io.Reader, maxBytes int64) ([]byte, error) {
+// sizeHint, the size r's file says it has, only presizes the buffer.
+func readAtMost(r io.Reader, maxBytes, sizeHint int64) ([]byte, error) {
 	maxBytes = max(maxBytes, 0)
-	data, err := io.ReadAll(io.LimitReader(r, min(maxBytes, math.MaxInt64-1)+1))
-	if err != nil {
+	// Room for the file and the read that finds its end: one allocation
+	// when the size is right (a pack's files are read on every cold start).
+	var b bytes.Buffer
+	b.Grow(int(min(max(sizeHint, 0), maxBytes, maxPresize)) + bytes.MinRead)
+	if _, err := b.ReadFrom(io.LimitReader(r, min(maxBytes, math.MaxInt64-1)+1)); err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > maxBytes {
+	if int64(b.Len()) > maxBytes {
 		return nil, fmt.Errorf("more than %d bytes: %w", maxBytes, ErrTooLarge)
 	}
-	return data, nil
+	return b.Bytes(), nil
 }
+
+// maxPresize bounds what a size hint allocates before anything is read.
+const maxPresize = 16 << 20

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -101,4 +102,17 @@ func (f endlessFile) Close() error { return nil }
 func (f endlessFile) Read(b []byte) (int, error) {
 	*f.read += int64(len(b))
 	return len(b), nil
+}
+
+// The size hint only presizes: a hint that is wrong either way reads the
+// same bytes, and the limit holds whatever the hint says.
+func TestReadAtMostHint(t *testing.T) {
+	body := strings.Repeat("0123456789", 100)
+	for _, hint := range []int64{-1, 0, 10, 1000, 1001, 1 << 40} {
+		got, err := readAtMost(strings.NewReader(body), 1000, hint)
+		require.NoError(t, err, "hint %d", hint)
+		assert.Equal(t, body, string(got), "hint %d", hint)
+		_, err = readAtMost(strings.NewReader(body), 999, hint)
+		assert.ErrorIs(t, err, ErrTooLarge, "hint %d", hint)
+	}
 }

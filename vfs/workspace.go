@@ -41,6 +41,8 @@ import (
 // when done: the OS backend holds a directory descriptor.
 type Workspace struct {
 	root string
+	// display is how Display joins a clean name to root.
+	display displayKind
 
 	// The OS backend: the folder read (root, or OSAt's folder), and dir,
 	// or openErr when it could not be opened (every read then fails with
@@ -97,7 +99,7 @@ func IsOS(fsys afero.Fs) bool {
 // never fails: when root cannot be opened, every read reports why.
 // On [OSAt]'s filesystem it opens that folder, and root is only shown.
 func OpenWorkspace(fsys afero.Fs, root string) *Workspace {
-	w := &Workspace{root: root, fsys: fsys}
+	w := &Workspace{root: root, fsys: fsys, display: displayKindOf(root)}
 	if IsOS(fsys) {
 		// Opening a FIFO blocks, and os.OpenRoot does not ask for a
 		// directory: check first. The folder is the caller's own choice.
@@ -143,7 +145,42 @@ func (w *Workspace) DiskDir() string { return w.diskDir }
 
 // Display returns name joined to the root ("/ws/AGENTS.md") for markers and
 // reports. It neither validates nor resolves name.
-func (w *Workspace) Display(name string) string { return path.Join(w.root, name) }
+func (w *Workspace) Display(name string) string {
+	// A clean name needs no Clean: one allocation, or none.
+	if w.display != displayJoin && name != "." && fs.ValidPath(name) {
+		switch w.display {
+		case displayName:
+			return name
+		case displayUnderSlash:
+			return "/" + name
+		case displayUnderRoot:
+			return w.root + "/" + name
+		}
+	}
+	return path.Join(w.root, name)
+}
+
+// displayKind is how Display joins a clean name to the root.
+type displayKind uint8
+
+const (
+	displayJoin       displayKind = iota // the root is not clean: path.Join
+	displayName                          // "" or ".": the name alone
+	displayUnderSlash                    // "/"
+	displayUnderRoot                     // a clean root: root, a slash, the name
+)
+
+func displayKindOf(root string) displayKind {
+	switch {
+	case root == "", root == ".":
+		return displayName
+	case root == "/":
+		return displayUnderSlash
+	case path.Clean(root) == root:
+		return displayUnderRoot
+	}
+	return displayJoin
+}
 
 // FileID says which file a name led to and which version of it: device
 // and inode (zero where the filesystem has none, as in memory), size,
@@ -295,7 +332,7 @@ func (w *Workspace) ReadFile(name string, maxBytes int64) ([]byte, FileID, error
 		return nil, FileID{}, err
 	}
 	defer f.Close()
-	data, err := readAtMost(f, maxBytes)
+	data, err := readAtMost(f, maxBytes, id.Size)
 	if err != nil {
 		return nil, FileID{}, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
 	}
@@ -484,7 +521,10 @@ func (w *Workspace) osError(name string, err error) error {
 		return &fs.PathError{Op: "open", Path: w.Display(name), Err: fmt.Errorf("a component is not a directory: %w", fs.ErrNotExist)}
 	}
 	if pe, ok := errors.AsType[*fs.PathError](err); ok {
-		return &fs.PathError{Op: pe.Op, Path: w.Display(name), Err: pe.Err} // os.Root names the path relative to the root
+		// os.Root names the path relative to the root. The error is this
+		// call's own, so it is renamed in place rather than copied.
+		pe.Path = w.Display(name)
+		return pe
 	}
 	return err
 }

@@ -83,6 +83,19 @@ func TestWorkspaceDisplay(t *testing.T) {
 	assert.Empty(t, OpenWorkspace(afero.NewMemMapFs(), "/ws").DiskDir(), "not on the real disk")
 }
 
+// Display takes a shortcut for clean names under a clean root: it must
+// agree with path.Join everywhere.
+func TestWorkspaceDisplayIsJoin(t *testing.T) {
+	roots := []string{"", ".", "/", "/ws", "/ws/", "ws", "./ws", "/a/../b", "//ws", "/ws/.", "C:/ws"}
+	names := []string{"AGENTS.md", "memory/a.md", "", ".", "..", "../x", "/abs", "a//b", "a/./b", "a/", `a\b`}
+	for _, root := range roots {
+		w := OpenWorkspace(afero.NewMemMapFs(), root)
+		for _, name := range names {
+			assert.Equal(t, path.Join(root, name), w.Display(name), "root %q, name %q", root, name)
+		}
+	}
+}
+
 func TestReadFileLimit(t *testing.T) {
 	w := memWorkspace(t, "/ws", map[string]string{"ten.txt": "0123456789"})
 	data, _, err := w.ReadFile("ten.txt", 10)

@@ -456,7 +456,16 @@ func readFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readBounded(f)
+	// Presized from the file's size: one allocation instead of a doubling
+	// series on every cold start.
+	var b bytes.Buffer
+	if fi, err := f.Stat(); err == nil {
+		b.Grow(int(min(max(fi.Size(), 0), engine.MaxRequestBytes)) + bytes.MinRead)
+	}
+	if _, err := b.ReadFrom(io.LimitReader(f, engine.MaxRequestBytes+1)); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // readBounded reads one byte past the largest document the parsers

@@ -30,6 +30,7 @@
 package bootstrap
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -242,13 +243,12 @@ func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 		}
 	}
 	// Stable files are charged first, whatever the list order.
-	ordered := slices.Concat(
-		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return c.dynamic }),
-		slices.DeleteFunc(slices.Clone(list), func(c candidate) bool { return !c.dynamic }),
-	)
-	l := &loader{ws: ws, plan: p, remaining: p.total, private: p.privateTexts(ws)}
-	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total, Setup: opts.Setup}
-	for _, c := range ordered {
+	slices.SortStableFunc(list, func(a, b candidate) int { return cmp.Compare(b2i(a.dynamic), b2i(b.dynamic)) })
+	l := &loader{ws: ws, plan: p, remaining: p.total, loaded: make([]loaded, 0, len(list))}
+	l.prepared, _ = ws.(TextReader)
+	l.private = p.privateTexts(l)
+	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total, Setup: opts.Setup, Files: make([]File, 0, len(list))}
+	for _, c := range list {
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("bootstrap: %w", err)
 		}
@@ -269,6 +269,13 @@ func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 	res.TotalNearLimit = res.TotalInjected >= nearLimit(p.total)
 	res.Signature = signature(p.maxChars, p.total, res.Files)
 	return res, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // nearLimit is the size at which a budget counts as nearly used: 85%,

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sysprompt/sysprompt/vfs"
 )
@@ -33,6 +34,57 @@ type text struct {
 	raw        int // code points of the normalised file
 	binary     bool
 	id         vfs.FileID
+	display    string // where it was read, for markers; "" when not known
+	// last is the last injection worked out for this text (nil in tests
+	// that build a text by hand): a cut and its markers depend only on the
+	// text, the budget and the display path.
+	last *atomic.Pointer[injection]
+}
+
+// injection is what load injects for a text: the cut for budget, or the
+// binary marker (budget 0), before any clamp to what is left of the total.
+type injection struct {
+	budget  int
+	display string
+	s       string
+	chars   int
+}
+
+// Text is a file as Load uses it: read from a checked handle, normalised
+// and counted once. A TextReader keeps Texts by file identity and hands
+// the same one back while the file is unchanged, so that a turn over
+// unchanged files scans none of them again, nor cuts one again for the
+// same budget.
+type Text struct{ t *text }
+
+// Prepare normalises a text ReadText returned, for a TextReader to keep.
+// display is where it was read (Reader.Display of its path). The Text
+// keeps what Load injects of it, so keep one per Markers.
+func Prepare(t vfs.Text, display string) Text {
+	n := normalized(t)
+	n.display = display
+	n.last = new(atomic.Pointer[injection])
+	return Text{&n}
+}
+
+// ID is the FileID the text was read with.
+func (t Text) ID() vfs.FileID { return t.t.id }
+
+// Size is about how many bytes the Text holds, for a cache's bound.
+func (t Text) Size() int {
+	n := len(t.t.head) + len(t.t.display)
+	if !t.t.whole {
+		n += len(t.t.tail)
+	}
+	return n
+}
+
+// TextReader is a Reader that hands out prepared Texts, such as a
+// snapshot that keeps them by file identity; Load reads through
+// ReadPrepared when its Reader is one.
+type TextReader interface {
+	Reader
+	ReadPrepared(name string, keep vfs.Keep) (Text, error)
 }
 
 // normalized applies normalize to what was read. A file read whole gets an
@@ -66,37 +118,36 @@ func normalized(t vfs.Text) text {
 // loader reads and budgets candidates in charging order.
 type loader struct {
 	ws        Reader
+	prepared  TextReader // ws, when it is one
 	plan      *plan
 	remaining int
 	loaded    []loaded // files already taken, for duplicate detection
-	private   []text   // the private files, when the session may not see them
+	private   []*text  // the private files, when the session may not see them
 }
 
 type loaded struct {
 	name string
 	path string
-	text text
+	text *text
 }
 
 // load returns the File for c, or ok=false when c is left out entirely
 // (optional and missing, or a second name for a file already taken).
 func (l *loader) load(c candidate) (f File, ok bool, err error) {
-	f = File{Name: c.Name, Path: c.Path, Display: l.ws.Display(c.Path), Dynamic: c.dynamic, Startup: c.startup}
-
-	raw, err := l.ws.ReadText(c.Path, l.plan.keep)
+	f = File{Name: c.Name, Path: c.Path, Dynamic: c.dynamic, Startup: c.startup}
+	t, err := l.read(c.Path)
 	if err != nil {
-		var refused *vfs.RefusedError
-		if c.redirected && errors.As(err, &refused) {
+		if _, refused := errors.AsType[*vfs.RefusedError](err); c.redirected && refused {
 			return File{}, false, fmt.Errorf("bootstrap: %s -> %s: %w", c.Name, c.Path, err)
 		}
 		return l.unavailable(f, c, err)
 	}
-	t := normalized(raw)
+	f.Display = t.display
 	if !c.private && slices.ContainsFunc(l.private, t.sameAs) {
 		c.markPrivate()
 	}
 	f.Private = c.private
-	if l.duplicate(c, &t) {
+	if l.duplicate(c, t) {
 		return File{}, false, nil
 	}
 	l.loaded = append(l.loaded, loaded{name: c.Name, path: c.Path, text: t})
@@ -105,7 +156,11 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		// A file left out (private, or routed elsewhere) gets no marker.
 		f.Status, f.Reason = StatusSkipped, cmp.Or(c.omit, ReasonBinary)
 		if c.omit == "" {
-			l.injectMarker(&f, l.plan.opts.Markers.Binary(f.Display))
+			in := t.injected(0, f.Display, func() (string, int) {
+				m := l.plan.opts.Markers.Binary(f.Display)
+				return m, runeCount(m)
+			})
+			l.injectMarker(&f, in.s)
 		}
 		return f, true, nil
 	}
@@ -124,11 +179,45 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		l.inject(&f, t.head, t.raw)
 	default:
 		f.Status, f.Causes = StatusTruncated, l.causes(t.raw, false)
-		marker := func(kept int) string { return l.plan.opts.Markers.Truncated(f.Display, kept, t.raw) }
-		cut, chars := truncate(t, budget, marker)
-		l.inject(&f, cut, chars)
+		in := t.injected(budget, f.Display, func() (string, int) {
+			marker := func(kept int) string { return l.plan.opts.Markers.Truncated(f.Display, kept, t.raw) }
+			return truncate(*t, budget, marker)
+		})
+		l.inject(&f, in.s, in.chars)
 	}
 	return f, true, nil
+}
+
+// read returns the prepared text of path, from the TextReader when ws is
+// one.
+func (l *loader) read(path string) (*text, error) {
+	if l.prepared != nil {
+		t, err := l.prepared.ReadPrepared(path, l.plan.keep)
+		return t.t, err
+	}
+	raw, err := l.ws.ReadText(path, l.plan.keep)
+	if err != nil {
+		return nil, err
+	}
+	t := Prepare(raw, l.ws.Display(path))
+	return t.t, nil
+}
+
+// injected returns what is injected of t for budget at display, working
+// it out with make only when the last one was for another budget or
+// display.
+func (t *text) injected(budget int, display string, make func() (string, int)) injection {
+	if t.last != nil {
+		if in := t.last.Load(); in != nil && in.budget == budget && in.display == display {
+			return *in
+		}
+	}
+	in := injection{budget: budget, display: display}
+	in.s, in.chars = make()
+	if t.last != nil {
+		t.last.Store(&in)
+	}
+	return in
 }
 
 // causes says which budgets cut a file of raw code points: the per-file
@@ -149,7 +238,7 @@ func (l *loader) causes(raw int, skipped bool) []Cause {
 // sameAs reports whether t and u are one file (device and inode), or
 // have the same text: the way to tell where a filesystem has no inodes,
 // and a copy of a private file is as private as the file.
-func (t text) sameAs(u text) bool {
+func (t *text) sameAs(u *text) bool {
 	if t.id.SameFile(u.id) {
 		return true
 	}
@@ -187,6 +276,7 @@ func (l *loader) unavailable(f File, c candidate, err error) (File, bool, error)
 	if missing && c.optional {
 		return File{}, false, nil
 	}
+	f.Display = l.ws.Display(c.Path)
 	f.Reason = reasonFor(err)
 	if c.optional || c.omit != "" {
 		f.Status = StatusSkipped

@@ -28,14 +28,14 @@ type plan struct {
 	opts        Options
 	maxChars    int
 	total       int
-	optional    map[string]bool
-	dynamic     map[string]bool
-	subagent    map[string]bool
-	cron        map[string]bool
-	private     map[string]bool // lower-case names and paths
+	optional    nameSet
+	dynamic     nameSet
+	subagent    nameSet
+	cron        nameSet
+	private     map[string]bool // lower-case names and paths; only in a session that keeps them out
 	privateDirs []string        // lower-case folder prefixes ("memory/")
-	startup     map[string]bool
-	keep        vfs.Keep // what to read of every file; see readWindow
+	startup     []string        // the daily memory names added on a /new or /reset turn
+	keep        vfs.Keep        // what to read of every file; see readWindow
 }
 
 func newPlan(opts Options) *plan {
@@ -43,29 +43,51 @@ func newPlan(opts Options) *plan {
 	if p.opts.Session == "" {
 		p.opts.Session = "main"
 	}
-	p.optional = setOf(opts.Optional)
-	p.dynamic = setOf(opts.DynamicFiles)
-	p.subagent = setOf(opts.SubagentFiles)
-	p.cron = setOf(opts.CronFiles)
-	p.private = map[string]bool{}
-	for _, name := range opts.Private {
-		if dir, ok := strings.CutSuffix(strings.ToLower(name), "/"); ok {
-			p.privateDirs = append(p.privateDirs, dir+"/")
-		} else {
-			p.private[strings.ToLower(name)] = true
+	p.optional = newNameSet(opts.Optional)
+	p.dynamic = newNameSet(opts.DynamicFiles)
+	p.subagent = newNameSet(opts.SubagentFiles)
+	p.cron = newNameSet(opts.CronFiles)
+	if p.keepsPrivate() {
+		p.private = map[string]bool{}
+		for _, name := range opts.Private {
+			if dir, ok := strings.CutSuffix(strings.ToLower(name), "/"); ok {
+				p.privateDirs = append(p.privateDirs, dir+"/")
+			} else {
+				p.private[strings.ToLower(name)] = true
+			}
 		}
 	}
-	p.startup = map[string]bool{}
 	p.keep = readWindow(p.maxChars)
 	return p
 }
 
-func setOf(names []string) map[string]bool {
-	set := make(map[string]bool, len(names))
-	for _, n := range names {
-		set[n] = true
+// nameSet is a set of names. The lists are a handful of names, which a
+// scan finds faster than building a map on every turn; a long list gets
+// its map.
+type nameSet struct {
+	list []string
+	m    map[string]bool
+}
+
+// nameSetScan is the longest list a nameSet scans.
+const nameSetScan = 16
+
+func newNameSet(names []string) nameSet {
+	if len(names) <= nameSetScan {
+		return nameSet{list: names}
 	}
-	return set
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return nameSet{m: m}
+}
+
+func (s nameSet) has(name string) bool {
+	if s.m != nil {
+		return s.m[name]
+	}
+	return slices.Contains(s.list, name)
 }
 
 // candidates builds the file list: gates, startup memory, session filter,
@@ -76,13 +98,24 @@ func (p *plan) candidates() ([]candidate, error) {
 	default:
 		return nil, fmt.Errorf("bootstrap: unknown session kind %q (allowed: main, subagent, cron, heartbeat)", p.opts.Session)
 	}
-	var names []string
-	seen := map[string]bool{}
+	// Names first, paths once all are in, so a bad date is reported
+	// before a bad name, as the steps go.
+	list := make([]candidate, 0, len(p.opts.Files)+2)
+	var seen map[string]bool // past nameSetScan names
 	add := func(name string) {
-		if !seen[name] {
-			seen[name] = true
-			names = append(names, name)
+		if seen == nil && len(list) >= nameSetScan {
+			seen = make(map[string]bool, len(p.opts.Files)+2)
+			for _, c := range list {
+				seen[c.Name] = true
+			}
 		}
+		if seen != nil && seen[name] || seen == nil && slices.ContainsFunc(list, func(c candidate) bool { return c.Name == name }) {
+			return
+		}
+		if seen != nil {
+			seen[name] = true
+		}
+		list = append(list, candidate{Entry: Entry{Name: name}})
 	}
 	for _, name := range p.opts.Files {
 		switch {
@@ -103,24 +136,22 @@ func (p *plan) candidates() ([]candidate, error) {
 				return nil, fmt.Errorf("bootstrap: startup memory date %q is not YYYY-MM-DD", day)
 			}
 			name := "memory/" + day + ".md"
-			p.startup[name] = true
+			p.startup = append(p.startup, name)
 			add(name)
 		}
 	}
-	var list []candidate
-	for _, name := range names {
-		path, err := vfs.Clean(name)
-		if err != nil {
-			return nil, fmt.Errorf("bootstrap: file name %q: %w", name, err)
+	for i := range list {
+		c := &list[i]
+		var err error
+		if c.Path, err = vfs.Clean(c.Name); err != nil {
+			return nil, fmt.Errorf("bootstrap: file name %q: %w", c.Name, err)
 		}
-		c := candidate{Entry: Entry{Name: name, Path: path}}
-		if target, ok := p.opts.Replace[name]; ok {
+		if target, ok := p.opts.Replace[c.Name]; ok {
 			if c.Path, err = vfs.Clean(target); err != nil {
-				return nil, fmt.Errorf("bootstrap: replace %q: %w", name, err)
+				return nil, fmt.Errorf("bootstrap: replace %q: %w", c.Name, err)
 			}
 			c.redirected = true
 		}
-		list = append(list, c)
 	}
 	return p.classify(p.filter(list)), nil
 }
@@ -128,7 +159,7 @@ func (p *plan) candidates() ([]candidate, error) {
 // filter applies the session filter: a sub-agent or cron session keeps
 // only the names listed for it.
 func (p *plan) filter(list []candidate) []candidate {
-	var keep map[string]bool
+	var keep nameSet
 	switch p.opts.Session {
 	case "subagent":
 		keep = p.subagent
@@ -137,7 +168,7 @@ func (p *plan) filter(list []candidate) []candidate {
 	default:
 		return list
 	}
-	return slices.DeleteFunc(list, func(c candidate) bool { return !keep[c.Name] })
+	return slices.DeleteFunc(list, func(c candidate) bool { return !keep.has(c.Name) })
 }
 
 // classify sets the per-name properties, which follow the name wherever
@@ -145,9 +176,9 @@ func (p *plan) filter(list []candidate) []candidate {
 func (p *plan) classify(list []candidate) []candidate {
 	for i := range list {
 		c := &list[i]
-		c.startup = p.startup[c.Name]
-		c.optional = p.optional[c.Name] || c.startup
-		c.dynamic = p.dynamic[c.Name] || c.startup
+		c.startup = slices.Contains(p.startup, c.Name)
+		c.optional = p.optional.has(c.Name) || c.startup
+		c.dynamic = p.dynamic.has(c.Name) || c.startup
 		c.omit = p.opts.Omit[c.Name]
 		if c.Name == SetupFile && p.opts.Setup == SetupDetect {
 			c.omit = ReasonSetupDetect
@@ -175,19 +206,17 @@ func (p *plan) isPrivate(name string) bool {
 // another name (a symlink or hard link that a replace or the hook points
 // at, known by its inode where the filesystem reports one) or a copy of
 // its text is kept out as well.
-func (p *plan) privateTexts(ws Reader) []text {
+func (p *plan) privateTexts(l *loader) []*text {
 	if !p.keepsPrivate() {
 		return nil
 	}
-	var out []text
+	var out []*text
 	for _, name := range p.opts.Private {
 		if strings.HasSuffix(name, "/") {
 			continue
 		}
-		if t, err := ws.ReadText(name, p.keep); err == nil {
-			if n := normalized(t); n.raw > 0 {
-				out = append(out, n)
-			}
+		if t, err := l.read(name); err == nil && t.raw > 0 {
+			out = append(out, t)
 		}
 	}
 	return out

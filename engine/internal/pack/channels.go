@@ -40,7 +40,7 @@ func readChannels(fsys fs.FS) (view.ChannelCatalog, diag.ErrorList) {
 	if src == "" || errs != nil {
 		return nil, errs
 	}
-	c := channelCheck{doc: strict.ScanTOML(src), first: map[string]int{}}
+	c := channelCheck{doc: strict.LazyScan(src), first: map[string]int{}}
 	out := make(view.ChannelCatalog, 0, len(doc.Channel))
 	for i, ch := range doc.Channel {
 		if c.entry(i, ch) {
@@ -56,8 +56,8 @@ func readChannels(fsys fs.FS) (view.ChannelCatalog, diag.ErrorList) {
 // channelCheck collects the problems of channels.toml, each where it is
 // written.
 type channelCheck struct {
-	doc    *strict.TOMLDoc
-	first  map[string]int // the line where each id is first written
+	doc    *strict.Scan   // positions, for errors only
+	first  map[string]int // the entry where each id is first written, from 1
 	errs   diag.ErrorList // the first maxChannelErrors problems
 	failed int            // every problem, reported or not
 }
@@ -69,12 +69,13 @@ func (c *channelCheck) fail(i int, key string, element int, format string, args 
 	if len(c.errs) >= maxChannelErrors {
 		return // enough to fix first; locating more would cost a scan each
 	}
-	pos, ok := c.doc.Value("channel", i, key)
-	if at := c.doc.Elements("channel", i, key); element >= 0 && element < len(at) {
+	doc := c.doc.Doc()
+	pos, ok := doc.Value("channel", i, key)
+	if at := doc.Elements("channel", i, key); element >= 0 && element < len(at) {
 		pos, ok = at[element], true
 	}
 	if !ok {
-		pos, ok = c.doc.Table("channel", i)
+		pos, ok = doc.Table("channel", i)
 	}
 	if !ok {
 		pos = strict.Pos{Line: 1, Col: 1}
@@ -86,16 +87,16 @@ func (c *channelCheck) fail(i int, key string, element int, format string, args 
 // entry checks the i-th [[channel]] and reports whether it is usable.
 func (c *channelCheck) entry(i int, ch channelEntry) bool {
 	n := c.failed
-	at, _ := c.doc.Value("channel", i, "id")
 	switch {
 	case ch.ID == "":
 		c.fail(i, "id", -1, "[[channel]] entry %d has no id", i+1)
 	case !channelID.MatchString(ch.ID):
 		c.fail(i, "id", -1, "channel id %q must be lowercase letters, digits, '-' or '_'", ch.ID)
 	case c.first[ch.ID] != 0:
-		c.fail(i, "id", -1, "channel %q is listed twice (first at line %d)", ch.ID, c.first[ch.ID])
+		at, _ := c.doc.Doc().Value("channel", c.first[ch.ID]-1, "id")
+		c.fail(i, "id", -1, "channel %q is listed twice (first at line %d)", ch.ID, max(at.Line, 1))
 	default:
-		c.first[ch.ID] = max(at.Line, 1)
+		c.first[ch.ID] = i + 1
 	}
 	if strings.TrimSpace(ch.Name) == "" {
 		c.fail(i, "name", -1, "channel %q has no name: templates show it to the model", ch.ID)

@@ -92,7 +92,7 @@ func readDefaults(fsys fs.FS) (config.Defaults, BootstrapFiles, diag.ErrorList) 
 	if err := strict.TOML(string(src), &doc); err != nil {
 		return config.Defaults{}, BootstrapFiles{}, diag.ErrorList{diag.Decode(diag.PhaseManifest, defaultsPath, err)}
 	}
-	c := &defaultsCheck{doc: strict.ScanTOML(string(src))}
+	c := &defaultsCheck{doc: strict.LazyScan(string(src))}
 	d := config.Defaults{
 		TimeFormat:             oneOf(c, "time.format", doc.Time.Format, config.TimeFormats),
 		MaxSkillsPromptChars:   positive(c, "skills.max_prompt_chars", doc.Skills.MaxPromptChars),
@@ -123,17 +123,17 @@ func readDefaults(fsys fs.FS) (config.Defaults, BootstrapFiles, diag.ErrorList) 
 // defaultsCheck collects the problems of templates/defaults.toml, each at
 // the key it is about.
 type defaultsCheck struct {
-	doc  *strict.TOMLDoc
+	doc  *strict.Scan // positions, for errors only
 	errs diag.ErrorList
 }
 
 // fail reports a problem with key where it is written; for a key that is
 // not, at its table's header, or at the top of the file without one.
 func (c *defaultsCheck) fail(key, format string, args ...any) {
-	l, col := c.doc.Locate(key, 1)
+	l, col := c.doc.Doc().Locate(key, 1)
 	if l == 0 {
 		table, _, _ := strings.Cut(key, ".")
-		if l, col = c.doc.Locate(table, 1); l == 0 {
+		if l, col = c.doc.Doc().Locate(table, 1); l == 0 {
 			l, col = 1, 1
 		}
 	}
@@ -155,12 +155,12 @@ func required[T any](c *defaultsCheck, key string, v *T) T {
 // names, none twice, each reported where it is written.
 func (c *defaultsCheck) names(key string, v *[]string) []string {
 	list := required(c, "bootstrap."+key, v)
-	at := c.doc.Elements("bootstrap", 0, key)
 	for i, name := range list {
 		err := badName(name, list[:i])
 		if err == nil {
 			continue
 		}
+		at := c.doc.Doc().Elements("bootstrap", 0, key)
 		pos := strict.Pos{Line: 1, Col: 1}
 		if i < len(at) {
 			pos = at[i]
@@ -225,19 +225,21 @@ func readTools(fsys fs.FS) ([]ToolEntry, diag.ErrorList) {
 	if src == "" || errs != nil {
 		return nil, errs
 	}
-	headers := strict.Headers(src, "tool")
+	// The headers' lines are found only for an error.
+	line := func(i int) int {
+		if headers := strict.Headers(src, "tool"); i < len(headers) {
+			return headers[i]
+		}
+		return 0
+	}
 	seen := map[string]bool{}
 	for i, t := range doc.Tool {
-		line := 0
-		if i < len(headers) {
-			line = headers[i]
-		}
 		key := strings.ToLower(t.Name)
 		switch {
 		case t.Name == "":
-			return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: toolsPath, Line: line, Col: 1, Err: fmt.Errorf("[[tool]] entry %d has no name", i+1)}}
+			return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: toolsPath, Line: line(i), Col: 1, Err: fmt.Errorf("[[tool]] entry %d has no name", i+1)}}
 		case seen[key]:
-			return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: toolsPath, Line: line, Col: 1, Err: fmt.Errorf("tool %q is listed twice", t.Name)}}
+			return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: toolsPath, Line: line(i), Col: 1, Err: fmt.Errorf("tool %q is listed twice", t.Name)}}
 		}
 		seen[key] = true
 	}

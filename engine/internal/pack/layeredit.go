@@ -21,7 +21,7 @@ import (
 
 // layerPos places errors in one layer's table of the manifest text.
 type layerPos struct {
-	doc     *strict.TOMLDoc
+	doc     *strict.Scan
 	table   string // "layer" or "harness.layer"
 	n       int    // which header of that name, counted over the document
 	harness string
@@ -40,7 +40,7 @@ func (c *manifestCheck) layerPos(b *harnessBuild, li int) layerPos {
 
 // header is the line of the layer's header, column 1.
 func (lp layerPos) header() (int, int) {
-	if p, ok := lp.doc.Table(lp.table, lp.n); ok {
+	if p, ok := lp.doc.Doc().Table(lp.table, lp.n); ok {
 		return p.Line, 1
 	}
 	return 0, 0
@@ -48,7 +48,7 @@ func (lp layerPos) header() (int, int) {
 
 // key is where key is written in the layer's table; its header if not.
 func (lp layerPos) key(key string) (int, int) {
-	if p, ok := lp.doc.Key(lp.table, lp.n, key); ok {
+	if p, ok := lp.doc.Doc().Key(lp.table, lp.n, key); ok {
 		return p.Line, p.Col
 	}
 	return lp.header()
@@ -56,7 +56,7 @@ func (lp layerPos) key(key string) (int, int) {
 
 // value is where key's value starts; the layer's header if not written.
 func (lp layerPos) value(key string) (int, int) {
-	if p, ok := lp.doc.Value(lp.table, lp.n, key); ok {
+	if p, ok := lp.doc.Doc().Value(lp.table, lp.n, key); ok {
 		return p.Line, p.Col
 	}
 	return lp.header()
@@ -64,7 +64,7 @@ func (lp layerPos) value(key string) (int, int) {
 
 // elem is where the i-th element of key's array is written, or 0, 0.
 func (lp layerPos) elem(key string, i int) (int, int) {
-	if elems := lp.doc.Elements(lp.table, lp.n, key); i < len(elems) {
+	if elems := lp.doc.Doc().Elements(lp.table, lp.n, key); i < len(elems) {
 		return elems[i].Line, elems[i].Col
 	}
 	return 0, 0
@@ -78,8 +78,7 @@ func (c *manifestCheck) layerList(lp layerPos, ld harnessLayerDecl) []listed {
 	c.checkNoEdits(lp, ld)
 	out := make([]listed, len(ld.Sections))
 	for i, id := range ld.Sections {
-		l, col := lp.elem("sections", i)
-		out[i] = listed{id: id, line: l, col: col}
+		out[i] = listed{id: id, lp: lp, key: "sections", i: i}
 	}
 	return out
 }
@@ -106,8 +105,8 @@ func (c *manifestCheck) editBase(lp layerPos, ld harnessLayerDecl) []listed {
 		return nil
 	}
 	bi := slices.IndexFunc(c.m.Layers, func(l layerDecl) bool { return l.Name == ld.Base })
-	bl, bc := lp.value("base")
 	if bi < 0 {
+		bl, bc := lp.value("base")
 		var names []string
 		for _, l := range c.m.Layers {
 			names = append(names, l.Name)
@@ -119,7 +118,7 @@ func (c *manifestCheck) editBase(lp layerPos, ld harnessLayerDecl) []listed {
 	ids := c.removeIDs(lp, ld, base)
 	out := make([]listed, 0, len(ids)+len(ld.Add))
 	for _, id := range ids {
-		out = append(out, listed{id: id, line: bl, col: bc, fromBase: true})
+		out = append(out, listed{id: id, fromBase: true, lp: lp})
 	}
 	at, ok := c.insertAt(lp, ld, base, ids)
 	if !ok {
@@ -133,11 +132,12 @@ func (c *manifestCheck) editBase(lp layerPos, ld harnessLayerDecl) []listed {
 func (c *manifestCheck) removeIDs(lp layerPos, ld harnessLayerDecl, base []string) []string {
 	removed := map[string]bool{}
 	for i, id := range ld.Remove {
-		l, col := lp.elem("remove", i)
 		switch {
 		case removed[id]:
+			l, col := lp.elem("remove", i)
 			c.fail(l, col, "remove: section %q is listed twice", id)
 		case !slices.Contains(base, id):
+			l, col := lp.elem("remove", i)
 			c.fail(l, col, "remove: section %q is not in base layer %q", id, ld.Base)
 		default:
 			removed[id] = true
@@ -186,12 +186,12 @@ func (c *manifestCheck) insertAt(lp layerPos, ld harnessLayerDecl, base, ids []s
 func (c *manifestCheck) addIDs(lp layerPos, ld harnessLayerDecl, ids []string) []listed {
 	var out []listed
 	for i, id := range ld.Add {
-		l, col := lp.elem("add", i)
 		if slices.Contains(ids, id) {
+			l, col := lp.elem("add", i)
 			c.fail(l, col, "add: section %q is already in base layer %q", id, ld.Base)
 			continue
 		}
-		out = append(out, listed{id: id, line: l, col: col})
+		out = append(out, listed{id: id, lp: lp, key: "add", i: i})
 	}
 	return out
 }

@@ -58,8 +58,7 @@ type harnessFile struct {
 // validateManifest checks the manifest against the section files and
 // builds the harnesses.
 func (p *Pack) validateManifest(src string) diag.ErrorList {
-	c := &manifestCheck{p: p, m: &p.Manifest, doc: strict.ScanTOML(src), listed: map[string]bool{}}
-	c.harnessLines = c.doc.Headers("harness")
+	c := &manifestCheck{p: p, m: &p.Manifest, doc: strict.LazyScan(src), listed: map[string]bool{}}
 	c.checkBoundary()
 	if c.m.Product == "" {
 		c.m.Product = "OpenClaw"
@@ -77,8 +76,8 @@ func (p *Pack) validateManifest(src string) diag.ErrorList {
 type manifestCheck struct {
 	p            *Pack
 	m            *Manifest
-	doc          *strict.TOMLDoc
-	harnessLines []int // the line of each [[harness]] header
+	doc          *strict.Scan // positions, for errors only
+	harnessLines []int        // the line of each [[harness]] header; nil until an error asks
 	listed       map[string]bool
 	errs         diag.ErrorList
 }
@@ -88,10 +87,13 @@ func (c *manifestCheck) fail(line, col int, format string, args ...any) {
 }
 
 // at is where a top-level key is written.
-func (c *manifestCheck) at(key string) (int, int) { return c.doc.Locate(key, 1) }
+func (c *manifestCheck) at(key string) (int, int) { return c.doc.Doc().Locate(key, 1) }
 
 // harnessLine is the line of the i-th [[harness]] header, 0 if unknown.
 func (c *manifestCheck) harnessLine(i int) int {
+	if c.harnessLines == nil {
+		c.harnessLines = c.doc.Doc().Headers("harness")
+	}
 	if i < len(c.harnessLines) {
 		return c.harnessLines[i]
 	}
@@ -202,9 +204,21 @@ func (c *manifestCheck) buildLayer(b *harnessBuild, li int, ld harnessLayerDecl)
 // it: its place in a sections or add array, or, for an id a base layer
 // brings in, the base key of the layer that edits it.
 type listed struct {
-	id        string
-	line, col int
-	fromBase  bool
+	id       string
+	fromBase bool
+	// Where, found only for an error: element i of the layer's key array,
+	// or the value of its base key (fromBase).
+	lp  layerPos
+	key string
+	i   int
+}
+
+// at is where the manifest puts l.
+func (l listed) at() (line, col int) {
+	if l.fromBase {
+		return l.lp.value("base")
+	}
+	return l.lp.elem(l.key, l.i)
 }
 
 // checkTierOrder reports stable section e listed after dynamic section
@@ -219,7 +233,8 @@ func (c *manifestCheck) checkTierOrder(layer string, e, dyn listed) {
 	if e.fromBase {
 		at = dyn
 	}
-	c.fail(at.line, at.col, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", e.id, dyn.id, layer)
+	line, col := at.at()
+	c.fail(line, col, "stable section %q is listed after dynamic section %q in layer %q: every stable section must come before the cache boundary", e.id, dyn.id, layer)
 }
 
 // listSection checks one id of a layer's list and returns its section;
@@ -229,19 +244,22 @@ func (c *manifestCheck) listSection(b *harnessBuild, layer string, e listed) *Se
 	if !ok {
 		// An id a base brings in is reported where the base lists it.
 		if !c.p.broken[e.id] && !e.fromBase {
-			c.fail(e.line, e.col, "section %q has no file %s/%s%s", e.id, sectionsDir, e.id, sectionSuffix)
+			line, col := e.at()
+			c.fail(line, col, "section %q has no file %s/%s%s", e.id, sectionsDir, e.id, sectionSuffix)
 		}
 		return nil
 	}
 	if prev, dup := b.inHarness[e.id]; dup {
-		c.fail(e.line, e.col, "section %q is listed twice in harness %q (already in layer %q)", e.id, b.name, prev)
+		line, col := e.at()
+		c.fail(line, col, "section %q is listed twice in harness %q (already in layer %q)", e.id, b.name, prev)
 		return nil
 	}
 	b.inHarness[e.id] = layer
 	c.listed[e.id] = true
 	if sec.Override != "" {
 		if other, dup := b.overrides[sec.Override]; dup {
-			c.fail(e.line, e.col, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, e.id, sec.Override, b.name)
+			line, col := e.at()
+			c.fail(line, col, "sections %q and %q both declare override %q in harness %q: a provider's text would appear twice", other, e.id, sec.Override, b.name)
 		}
 		b.overrides[sec.Override] = e.id
 	}
@@ -299,7 +317,7 @@ func (c *manifestCheck) checkHarnessFiles(d declared) {
 	sort.Strings(names)
 	for _, name := range names {
 		f := files[name]
-		l, col := c.doc.Locate("harness.files."+name, c.harnessLine(d.index))
+		l, col := c.doc.Doc().Locate("harness.files."+name, c.harnessLine(d.index))
 		switch {
 		case strings.TrimSpace(f.Omit) == "":
 			c.fail(l, col, "harness %q: %q needs an omit reason: it is what the report shows for the file", d.name, name)

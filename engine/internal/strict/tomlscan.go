@@ -53,6 +53,26 @@ func ScanTOML(src string) *TOMLDoc {
 	return &TOMLDoc{entries: s.entries}
 }
 
+// Scan is src's TOMLDoc, scanned when first asked for: a checker wants
+// positions only to report a problem, which a valid document (the
+// built-in pack, read on every cold start) never has. It is for one
+// goroutine.
+type Scan struct {
+	src string
+	doc *TOMLDoc
+}
+
+// LazyScan returns src's Scan, not scanned yet.
+func LazyScan(src string) *Scan { return &Scan{src: src} }
+
+// Doc scans src on the first call and returns its TOMLDoc.
+func (s *Scan) Doc() *TOMLDoc {
+	if s.doc == nil {
+		s.doc = ScanTOML(s.src)
+	}
+	return s.doc
+}
+
 type tomlScanner struct {
 	src     string
 	lines   []string
