@@ -1,14 +1,16 @@
 package funcs
 
 import (
+	"cmp"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"text/template"
 	"unicode/utf8"
 )
 
@@ -22,12 +24,7 @@ type RequiredError struct {
 	Message string // the template author's message
 }
 
-func (e *RequiredError) Error() string {
-	if e.Message == "" {
-		return "required value is missing"
-	}
-	return e.Message
-}
+func (e *RequiredError) Error() string { return cmp.Or(e.Message, "required value is missing") }
 
 // FailError is returned by fail. Recover it with errors.As from the error template
 // execution returns.
@@ -35,12 +32,7 @@ type FailError struct {
 	Message string // the template author's message
 }
 
-func (e *FailError) Error() string {
-	if e.Message == "" {
-		return "template failed"
-	}
-	return e.Message
-}
+func (e *FailError) Error() string { return cmp.Or(e.Message, "template failed") }
 
 // errIncludeUnbound is what include does until the engine binds it.
 var errIncludeUnbound = errors.New("include is not bound to a template set")
@@ -49,28 +41,25 @@ var errIncludeUnbound = errors.New("include is not bound to a template set")
 // slice, func or channel) or a string holding only white space. Other zero
 // values (0, false, empty collections) count as present.
 func required(message string, v any) (any, error) {
-	if isMissing(v) {
+	missing := v == nil
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.String:
+		missing = strings.TrimSpace(rv.String()) == ""
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		missing = rv.IsNil()
+	}
+	if missing {
 		return nil, &RequiredError{Message: message}
 	}
 	return v, nil
 }
 
-func isMissing(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.String:
-		return strings.TrimSpace(rv.String()) == ""
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
-		return rv.IsNil()
-	}
-	return false
-}
-
-func fail(message string) (string, error) {
-	return "", &FailError{Message: message}
+// empty reports whether v is nil, false, zero, or an empty string, list
+// or dict: whether if and with would take it as false. A struct is never
+// empty.
+func empty(v any) bool {
+	truth, _ := template.IsTrue(v)
+	return !truth
 }
 
 // indent prefixes every line holding something other than white space with width
@@ -82,12 +71,10 @@ func indent(width int, s string) (string, error) {
 	}
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
-		if strings.TrimSpace(line) == "" {
-			line = ""
-		} else {
-			line = strings.Repeat(" ", width) + line
+		lines[i] = ""
+		if strings.TrimSpace(line) != "" {
+			lines[i] = strings.Repeat(" ", width) + line
 		}
-		lines[i] = line
 	}
 	return strings.Join(lines, "\n"), nil
 }
@@ -104,7 +91,9 @@ func nindent(width int, s string) (string, error) {
 func escapeXML(s string) string {
 	// strings.Map hands the mapping U+FFFD for each invalid byte.
 	return xmlEscaper.Replace(strings.Map(func(r rune) rune {
-		if isXMLChar(r) {
+		// The Char production of XML 1.0.
+		if r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0xD7FF) ||
+			(r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= utf8.MaxRune) {
 			return r
 		}
 		return utf8.RuneError
@@ -113,18 +102,7 @@ func escapeXML(s string) string {
 
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
-// isXMLChar reports whether r matches the Char production of XML 1.0.
-func isXMLChar(r rune) bool {
-	return r == '\t' || r == '\n' || r == '\r' ||
-		(r >= 0x20 && r <= 0xD7FF) ||
-		(r >= 0xE000 && r <= 0xFFFD) ||
-		(r >= 0x10000 && r <= utf8.MaxRune)
-}
-
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
+func sha256Hex(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s))) }
 
 // tokens estimates a token count as ceil(n/4), where n is the number of
 // code points in a string (an invalid UTF-8 byte counts as one) or a
@@ -148,14 +126,11 @@ func tokens(v any) (int, error) {
 // sortedKeys returns the keys of all dicts, sorted; a key in several dicts appears once
 // per dict (as in sprig, which returns them in random order).
 func sortedKeys(dicts ...map[string]any) []string {
-	var out []string
+	out := []string{}
 	for _, d := range dicts {
 		out = slices.AppendSeq(out, maps.Keys(d))
 	}
 	slices.Sort(out)
-	if out == nil {
-		out = []string{}
-	}
 	return out
 }
 
@@ -177,17 +152,24 @@ func sortAlpha(list any) []string {
 	return out
 }
 
-// stringOf converts a value to a string the way sprig's list helpers do.
+// quote quotes each argument that is not nil as a Go string literal,
+// separated by spaces.
+func quote(args ...any) string {
+	out := stringList(args)
+	for i, s := range out {
+		out[i] = strconv.Quote(s)
+	}
+	return strings.Join(out, " ")
+}
+
+// stringOf converts a value to a string the way sprig's list helpers do:
+// fmt's %v, but a []byte is its bytes.
 func stringOf(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
 	case []byte:
 		return string(v)
-	case error:
-		return v.Error()
-	case fmt.Stringer:
-		return v.String()
 	}
 	return fmt.Sprint(v)
 }

@@ -15,8 +15,7 @@ import (
 func addText(m template.FuncMap, b Budget) {
 	// built checks and charges a string result, and hands it on.
 	built := func(fn, r string) string {
-		b.Want(fn, len(r))
-		b.Charge(fn, len(r))
+		take(b, fn, len(r))
 		return r
 	}
 	unary := func(fn string, f func(string) string) func(string) string {
@@ -24,9 +23,7 @@ func addText(m template.FuncMap, b Budget) {
 	}
 	variadic := func(fn string, f func(...any) string) func(...any) string {
 		return func(args ...any) string {
-			n := argsSize(args)
-			b.Want(fn, n)
-			b.Charge(fn, n)
+			take(b, fn, argsSize(args))
 			return built(fn, f(args...))
 		}
 	}
@@ -53,9 +50,7 @@ func addText(m template.FuncMap, b Budget) {
 		return built("printf", fmt.Sprintf(format, args...))
 	}
 	m["repeat"] = func(count int, s string) string {
-		n := mulSize(count, len(s))
-		b.Want("repeat", n)
-		b.Charge("repeat", n)
+		take(b, "repeat", mulSize(count, len(s)))
 		return strings.Repeat(s, max(count, 0))
 	}
 	m["replace"] = func(old, new, s string) string {
@@ -92,18 +87,6 @@ func addText(m template.FuncMap, b Budget) {
 // subject in last (contains "x" .S), charged for both.
 func subjectLast[R any](b Budget, fn string, f func(string, string) R) func(string, string) R {
 	return func(arg, s string) R { b.Charge(fn, len(arg)+len(s)); return f(s, arg) }
-}
-
-// quote quotes each argument that is not nil as a Go string literal,
-// separated by spaces.
-func quote(args ...any) string {
-	out := make([]string, 0, len(args))
-	for _, a := range args {
-		if a != nil {
-			out = append(out, strconv.Quote(stringOf(a)))
-		}
-	}
-	return strings.Join(out, " ")
 }
 
 // formatPadding adds up the widths and precisions a format asks for; a
