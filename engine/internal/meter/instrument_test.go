@@ -184,29 +184,26 @@ func TestMeterBounds(t *testing.T) {
 
 func TestCheckCall(t *testing.T) {
 	l := DefaultLimits()
-	for _, tc := range []struct {
-		name string
-		args []any
-		want Bound
-	}{
-		{"repeat", []any{int64(1e10), "x"}, BoundValue},
-		{"repeat", []any{int64(1e10)}, BoundValue},
-		{"repeat", []any{int64(10), "x"}, ""},
-		{"repeat", []any{"ten", "x"}, ""},
-		{"until", []any{int64(1e8)}, BoundValue},
-		{"printf", []any{"%999999d%999999d"}, BoundValue},
-		{"indent", []any{int64(200), strings.Repeat("x\n", 10000)}, BoundValue},
-		{"upper", []any{"x"}, ""},
-		{"fail", []any{"boom"}, ""},
-		{"include", []any{"x"}, ""},
+	for call, want := range map[string]Bound{
+		`repeat 10000000000 "x"`:    BoundValue,
+		`repeat 10000000000`:        BoundValue,
+		`repeat 1e10`:               BoundValue,
+		`repeat 10 "x"`:             "",
+		`repeat "ten" "x"`:          "",
+		`until 100000000`:           BoundValue,
+		`printf "%999999d%999999d"`: BoundValue,
+		`indent 200 "` + strings.Repeat(`x\n`, 10000) + `"`: BoundValue,
+		"upper `x`":   "",
+		`fail "boom"`: "",
+		`include "x"`: "",
 	} {
-		err := CheckCall(l, tc.name, tc.args)
-		if tc.want == "" {
-			assert.NoError(t, err, "%s %v", tc.name, tc.args)
+		err := CheckCall(l, call)
+		if want == "" {
+			assert.NoError(t, err, call)
 			continue
 		}
 		le, ok := errors.AsType[*LimitError](err)
-		require.True(t, ok, "%s %v: %v", tc.name, tc.args, err)
-		assert.Equal(t, tc.want, le.Bound, fmt.Sprint(tc.name, tc.args))
+		require.True(t, ok, "%s: %v", call, err)
+		assert.Equal(t, want, le.Bound, call)
 	}
 }
