@@ -118,7 +118,8 @@ func (g *graph) folded(name string) bool {
 
 // findCycles frames every template on a cycle of the graph (Tarjan's
 // strongly connected components), and every template holding a computed
-// include or able to reach one, which may call it back.
+// include or able to reach one, which may call it back. On return,
+// holders holds every template of the second kind.
 func (g *graph) findCycles(holders map[string]bool) {
 	index, low, onStack := map[string]int{}, map[string]int{}, map[string]bool{}
 	var stack []string
@@ -142,36 +143,20 @@ func (g *graph) findCycles(holders map[string]bool) {
 			w, stack = stack[len(stack)-1], stack[:len(stack)-1]
 			onStack[w], comp = false, append(comp, w)
 		}
-		if len(comp) > 1 || slices.Contains(g.calls[v], v) {
-			for _, w := range comp {
-				g.framed[w] = true
-			}
+		// Components come callees first: whether a callee reaches a
+		// computed include is known.
+		reaches := false
+		for _, w := range comp {
+			reaches = reaches || holders[w] || slices.ContainsFunc(g.calls[w], func(c string) bool { return holders[c] })
+		}
+		cycle := len(comp) > 1 || slices.Contains(g.calls[v], v)
+		for _, w := range comp {
+			holders[w], g.framed[w] = reaches, reaches || cycle
 		}
 	}
 	for _, v := range g.names {
 		if _, seen := index[v]; !seen {
 			connect(v)
-		}
-	}
-	callers := map[string][]string{}
-	for v, ws := range g.calls {
-		for _, w := range ws {
-			callers[w] = append(callers[w], v)
-		}
-	}
-	var reach func(string)
-	reach = func(v string) {
-		g.framed[v] = true
-		for _, c := range callers[v] {
-			if !holders[c] {
-				holders[c] = true
-				reach(c)
-			}
-		}
-	}
-	for _, v := range g.names {
-		if holders[v] {
-			reach(v)
 		}
 	}
 }

@@ -118,6 +118,12 @@ func TestOnlyCyclesAreFramed(t *testing.T) {
 		// The computed include may call main, or a, which reaches it.
 		{"a computed include", `{{ define "a" }}{{ include (print "b") . }}{{ end }}{{ define "b" }}x{{ end }}{{ define "c" }}{{ end }}{{ template "a" }}`,
 			[]string{"a", "main"}, []string{"b", "c"}},
+		// Reaching a computed include frames every caller up the chain; a
+		// caller of a cycle that reaches none is not framed.
+		{"a computed include two calls down, and a cycle below a caller", `{{ define "a" }}{{ template "b" }}{{ end }}` +
+			`{{ define "b" }}{{ template "c" }}{{ end }}{{ define "c" }}{{ include (print "x") . }}{{ end }}{{ define "x" }}{{ end }}` +
+			`{{ define "e" }}{{ template "f" }}{{ end }}{{ define "f" }}{{ template "g" }}{{ end }}{{ define "g" }}{{ template "f" }}{{ end }}{{ template "a" }}`,
+			[]string{"a", "b", "c", "f", "g", "main"}, []string{"e", "x"}},
 	} {
 		framed, stepped, _ := framing(t, tc.src)
 		assert.Equal(t, tc.framed, framed, tc.name)
