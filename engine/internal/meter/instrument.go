@@ -47,7 +47,7 @@ func Instrument(set *template.Template) {
 		switch {
 		case g.framed[name]:
 			root.Nodes = append(append([]parse.Node{call(g.trees[name], pos, enterFunc, size)}, root.Nodes...),
-				call(g.trees[name], pos, leaveFunc, -1))
+				call(g.trees[name], pos, leaveFunc, size))
 		case !g.folded(name):
 			root.Nodes = append([]parse.Node{call(g.trees[name], pos, stepFunc, size)}, root.Nodes...)
 		}
@@ -226,13 +226,10 @@ func (g *graph) size(list *parse.ListNode) int {
 // sat is a+b for sizes, stopping at 2^40 rather than wrapping round.
 func sat(a, b int) int { return min(a+b, 1<<40) }
 
-// call is the action {{name}}, or {{name arg}} when arg is not negative,
-// at pos.
+// call is the action {{name arg}} at pos.
 func call(tree *parse.Tree, pos parse.Pos, name string, arg int) *parse.ActionNode {
 	cmd := command(tree, pos, name)
-	if arg >= 0 {
-		cmd.Args = append(cmd.Args, &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(arg), Text: strconv.Itoa(arg)})
-	}
+	cmd.Args = append(cmd.Args, &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(arg), Text: strconv.Itoa(arg)})
 	pipe := &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{cmd}}
 	return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Pipe: pipe}
 }
