@@ -5,18 +5,12 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"text/template"
 	"unicode/utf8"
 )
-
-// maxIndent bounds the width indent and nindent accept, so a typo cannot allocate
-// without limit.
-const maxIndent = 256
 
 // RequiredError is returned by required when its value is missing. Recover it with
 // errors.As from the error template execution returns.
@@ -62,29 +56,6 @@ func empty(v any) bool {
 	return !truth
 }
 
-// indent prefixes every line holding something other than white space with width
-// spaces. Blank lines (empty or white space only) come out empty, so the result never
-// gains trailing white space.
-func indent(width int, s string) (string, error) {
-	if width < 0 || width > maxIndent {
-		return "", fmt.Errorf("indent width %d out of range [0, %d]", width, maxIndent)
-	}
-	lines := strings.Split(s, "\n")
-	for i, line := range lines {
-		lines[i] = ""
-		if strings.TrimSpace(line) != "" {
-			lines[i] = strings.Repeat(" ", width) + line
-		}
-	}
-	return strings.Join(lines, "\n"), nil
-}
-
-// nindent is indent with a newline in front, for use after a key on the same line.
-func nindent(width int, s string) (string, error) {
-	out, err := indent(width, s)
-	return "\n" + out, err
-}
-
 // escapeXML makes s safe as XML 1.0 character data and attribute values: it escapes
 // & < > " ' and replaces invalid UTF-8 bytes and characters XML 1.0 forbids (most C0
 // controls, U+FFFE, U+FFFF) with U+FFFD, one per byte or character.
@@ -103,54 +74,6 @@ func escapeXML(s string) string {
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
 func sha256Hex(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s))) }
-
-// tokens estimates a token count as ceil(n/4), where n is the number of
-// code points in a string (an invalid UTF-8 byte counts as one) or a
-// character count given as an integer.
-func tokens(v any) (int, error) {
-	var n int
-	switch v := v.(type) {
-	case string:
-		n = utf8.RuneCountInString(v)
-	case int:
-		n = v
-	default:
-		return 0, fmt.Errorf("tokens: want a string or a character count, got %T", v)
-	}
-	if n < 0 {
-		return 0, fmt.Errorf("tokens: negative character count %d", n)
-	}
-	return n/4 + min(n%4, 1), nil
-}
-
-// sortedKeys returns the keys of all dicts, sorted; a key in several dicts appears once
-// per dict (as in sprig, which returns them in random order).
-func sortedKeys(dicts ...map[string]any) []string {
-	out := []string{}
-	for _, d := range dicts {
-		out = slices.AppendSeq(out, maps.Keys(d))
-	}
-	slices.Sort(out)
-	return out
-}
-
-// valuesByKey returns the values of dict in the order of its sorted keys.
-func valuesByKey(dict map[string]any) []any {
-	out := make([]any, 0, len(dict))
-	for _, k := range slices.Sorted(maps.Keys(dict)) {
-		out = append(out, dict[k])
-	}
-	return out
-}
-
-// sortAlpha returns the elements of a slice or array as strings, sorted, skipping nil
-// elements; any other non-nil value becomes a one-element list. Unlike sprig's, it never
-// sorts the caller's []string in place.
-func sortAlpha(list any) []string {
-	out := append([]string{}, stringList(list)...)
-	slices.Sort(out)
-	return out
-}
 
 // quote quotes each argument that is not nil as a Go string literal,
 // separated by spaces.

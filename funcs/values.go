@@ -3,6 +3,7 @@ package funcs
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -84,17 +85,31 @@ func addValues(m template.FuncMap, b Budget) {
 		b.Charge("has", mulSize(len(l), ElementSize+w))
 		return slices.ContainsFunc(l, func(e any) bool { return reflect.DeepEqual(needle, e) }), err
 	}
+	// keys returns the keys of all dicts, sorted; a key in several dicts
+	// appears once per dict (as in sprig, which returns them in random
+	// order).
 	m["keys"] = func(dicts ...map[string]any) []string {
-		k := sortedKeys(dicts...)
+		k := []string{}
+		for _, d := range dicts {
+			k = slices.AppendSeq(k, maps.Keys(d))
+		}
+		slices.Sort(k)
 		b.Charge("keys", mulSize(len(k), ElementSize))
 		return k
 	}
 	m["values"] = func(d map[string]any) []any {
 		b.Charge("values", mulSize(len(d), ElementSize))
-		return valuesByKey(d)
+		v := make([]any, 0, len(d))
+		for _, k := range slices.Sorted(maps.Keys(d)) {
+			v = append(v, d[k])
+		}
+		return v
 	}
+	// sortAlpha never sorts the caller's []string in place, unlike
+	// sprig's.
 	m["sortAlpha"] = func(list any) []string {
-		l := sortAlpha(list)
+		l := append([]string{}, stringList(list)...)
+		slices.Sort(l)
 		b.Charge("sortAlpha", mulSize(len(l), ElementSize))
 		return l
 	}
