@@ -3,7 +3,7 @@
 // written here, none reading the clock, the environment, the host or
 // randomness. A function not in the map is not there: a template calling
 // it fails to parse with "function ... not defined". testdata/names.golden
-// lists the names; [Docs] documents each with an example.
+// lists the names and documents each with an example its test runs.
 //
 // Trust model: a pack is the operator's code, run with the operator's
 // authority. The bounds guard the embedding process against accidents

@@ -10,11 +10,12 @@ import (
 	"testing"
 	"text/template"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/names.golden")
+var update = flag.Bool("update", false, "rewrite testdata/names.golden: the names, and each example's output")
 
 // execute parses src with the function map, binds a plain include, and
 // executes it against data.
@@ -32,35 +33,41 @@ func execute(t *testing.T, src string, data any) (string, error) {
 	return b.String(), err
 }
 
+// testdata/names.golden documents the map, one file per function: a
+// summary line, an example template needing no data (one line), and what
+// executing it yields.
 func TestNamesGolden(t *testing.T) {
 	golden := filepath.Join("testdata", "names.golden")
-	got := strings.Join(Names(), "\n") + "\n"
-	if *update {
-		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "regenerate with: go test ./funcs -run TestNamesGolden -update")
-	assert.Equal(t, string(want), got,
-		"the function list changed; review, then regenerate with: go test ./funcs -run TestNamesGolden -update")
-}
-
-// Every function is documented, and nothing else is.
-func TestDocsMatchTheMap(t *testing.T) {
+	a, err := txtar.ParseFile(golden)
+	require.NoError(t, err)
+	docs := map[string][]string{}
 	var documented []string
-	for _, d := range Docs() {
-		documented = append(documented, d.Name)
+	for _, f := range a.Files {
+		documented = append(documented, f.Name)
+		docs[f.Name] = strings.SplitN(strings.TrimSuffix(string(f.Data), "\n"), "\n", 3)
 	}
-	assert.Equal(t, Names(), documented, "docs must list every function of the map, sorted")
-}
-
-func TestDocExamples(t *testing.T) {
-	for _, d := range Docs() {
-		t.Run(d.Name, func(t *testing.T) {
-			assert.NotEmpty(t, d.Summary)
-			require.Contains(t, d.Example, d.Name, "the example should use the function it documents")
-			got, err := execute(t, d.Example, nil)
+	if *update {
+		a.Files = nil
+		for _, name := range Names() {
+			d := append(docs[name], "", "", "")[:3]
+			if d[1] != "" {
+				d[2], _ = execute(t, d[1], nil)
+			}
+			a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(strings.Join(d, "\n") + "\n")})
+		}
+		require.NoError(t, os.WriteFile(golden, txtar.Format(a), 0o644))
+	}
+	assert.Equal(t, Names(), documented,
+		"the function list changed; review, then regenerate with: go test ./funcs -run TestNamesGolden -update, and document the new names")
+	for _, name := range documented {
+		t.Run(name, func(t *testing.T) {
+			d := docs[name]
+			require.Len(t, d, 3, "want a summary, an example and its output")
+			assert.NotEmpty(t, d[0], "summary")
+			require.Contains(t, d[1], name, "the example should use the function it documents")
+			got, err := execute(t, d[1], nil)
 			require.NoError(t, err)
-			assert.Equal(t, d.Output, got)
+			assert.Equal(t, d[2], got)
 		})
 	}
 }

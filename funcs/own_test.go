@@ -71,6 +71,17 @@ func TestEmptyMessages(t *testing.T) {
 	assert.Equal(t, "template failed", (&FailError{}).Error())
 }
 
+// fn is the function name of the map New(nil) makes.
+func fn[F any](name string) F { return New(nil)[name].(F) }
+
+var (
+	indent, nindent = fn[func(int, string) (string, error)]("indent"), fn[func(int, string) (string, error)]("nindent")
+	tokens          = fn[func(any) (int, error)]("tokens")
+	sortedKeys      = fn[func(...map[string]any) []string]("keys")
+	valuesByKey     = fn[func(map[string]any) []any]("values")
+	sortAlpha       = fn[func(any) []string]("sortAlpha")
+)
+
 func TestIndent(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -18,6 +18,8 @@ func weigh(v any) (n int, deep bool) {
 	return weighValue(reflect.ValueOf(v), 0)
 }
 
+// weighValue weighs v found depth levels down; at a negative depth it
+// does not look inside a list or map.
 func weighValue(v reflect.Value, depth int) (n int, deep bool) {
 	for v.Kind() == reflect.Interface && !v.IsNil() {
 		v = v.Elem()
@@ -34,10 +36,13 @@ func weighValue(v reflect.Value, depth int) (n int, deep bool) {
 	if v.Kind() != reflect.Map && v.Type().Elem().Kind() == reflect.Uint8 {
 		return v.Len(), false
 	}
+	n = mulSize(v.Len(), ElementSize)
+	if depth < 0 {
+		return n, false
+	}
 	if depth >= MaxDepth {
 		return 0, true
 	}
-	n = mulSize(v.Len(), ElementSize)
 	add := func(e reflect.Value) bool {
 		w, d := weighValue(e, depth+1)
 		n, deep = addSize(n, w), d
@@ -57,19 +62,8 @@ func weighValue(v reflect.Value, depth int) (n int, deep bool) {
 // ElementSize per element of a list or map, without looking inside;
 // what the elements hold was weighed when it was made.
 func Shallow(v reflect.Value) int {
-	for v.Kind() == reflect.Interface && !v.IsNil() {
-		v = v.Elem()
-	}
-	switch v.Kind() {
-	case reflect.String:
-		return v.Len()
-	case reflect.Slice, reflect.Array, reflect.Map:
-		if v.Kind() != reflect.Map && v.Type().Elem().Kind() == reflect.Uint8 {
-			return v.Len()
-		}
-		return mulSize(v.Len(), ElementSize)
-	}
-	return 1
+	n, _ := weighValue(v, -1)
+	return n
 }
 
 // argsSize is the shallow size of a call's arguments.
@@ -79,6 +73,12 @@ func argsSize(args []any) int {
 		n = addSize(n, Shallow(reflect.ValueOf(a)))
 	}
 	return n
+}
+
+// take asks b for n bytes on behalf of fn, and charges them.
+func take(b Budget, fn string, n int) {
+	b.Want(fn, n)
+	b.Charge(fn, n)
 }
 
 // mulSize and addSize are a*b and a+b for sizes, saturating rather than

@@ -5,7 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"unicode/utf8"
 )
+
+// maxIndent bounds the width indent and nindent accept, so a typo cannot
+// allocate without limit.
+const maxIndent = 256
 
 // addText adds the string functions to m. Each charges what it reads;
 // the few whose result can outgrow their arguments many times over
@@ -15,8 +20,7 @@ import (
 func addText(m template.FuncMap, b Budget) {
 	// built checks and charges a string result, and hands it on.
 	built := func(fn, r string) string {
-		b.Want(fn, len(r))
-		b.Charge(fn, len(r))
+		take(b, fn, len(r))
 		return r
 	}
 	unary := func(fn string, f func(string) string) func(string) string {
@@ -24,9 +28,7 @@ func addText(m template.FuncMap, b Budget) {
 	}
 	variadic := func(fn string, f func(...any) string) func(...any) string {
 		return func(args ...any) string {
-			n := argsSize(args)
-			b.Want(fn, n)
-			b.Charge(fn, n)
+			take(b, fn, argsSize(args))
 			return built(fn, f(args...))
 		}
 	}
@@ -53,9 +55,7 @@ func addText(m template.FuncMap, b Budget) {
 		return built("printf", fmt.Sprintf(format, args...))
 	}
 	m["repeat"] = func(count int, s string) string {
-		n := mulSize(count, len(s))
-		b.Want("repeat", n)
-		b.Charge("repeat", n)
+		take(b, "repeat", mulSize(count, len(s)))
 		return strings.Repeat(s, max(count, 0))
 	}
 	m["replace"] = func(old, new, s string) string {
@@ -70,21 +70,48 @@ func addText(m template.FuncMap, b Budget) {
 		}
 		return s[:min(n, len(s))]
 	}
-	indented := func(fn string, f func(int, string) (string, error)) func(int, string) (string, error) {
+	// indent prefixes every line holding something other than white
+	// space with width spaces. Blank lines (empty or white space only)
+	// come out empty, so the result never gains trailing white space.
+	// nindent puts a newline in front, for use after a key on the same
+	// line.
+	indenter := func(fn, prefix string) func(int, string) (string, error) {
 		return func(width int, s string) (string, error) {
 			b.Want(fn, addSize(len(s)+1, mulSize(width, strings.Count(s, "\n")+1)))
 			b.Charge(fn, len(s))
-			r, err := f(width, s)
-			return built(fn, r), err
+			if width < 0 || width > maxIndent {
+				return "", fmt.Errorf("indent width %d out of range [0, %d]", width, maxIndent)
+			}
+			lines := strings.Split(s, "\n")
+			for i, line := range lines {
+				lines[i] = ""
+				if strings.TrimSpace(line) != "" {
+					lines[i] = strings.Repeat(" ", width) + line
+				}
+			}
+			return built(fn, prefix+strings.Join(lines, "\n")), nil
 		}
 	}
-	m["indent"] = indented("indent", indent)
-	m["nindent"] = indented("nindent", nindent)
+	m["indent"] = indenter("indent", "")
+	m["nindent"] = indenter("nindent", "\n")
+	// tokens estimates a token count as ceil(n/4), where n is the number
+	// of code points in a string (an invalid UTF-8 byte counts as one) or
+	// a character count given as an integer.
 	m["tokens"] = func(v any) (int, error) {
-		if s, ok := v.(string); ok {
-			b.Charge("tokens", len(s))
+		var n int
+		switch v := v.(type) {
+		case string:
+			b.Charge("tokens", len(v))
+			n = utf8.RuneCountInString(v)
+		case int:
+			n = v
+		default:
+			return 0, fmt.Errorf("tokens: want a string or a character count, got %T", v)
 		}
-		return tokens(v)
+		if n < 0 {
+			return 0, fmt.Errorf("tokens: negative character count %d", n)
+		}
+		return n/4 + min(n%4, 1), nil
 	}
 }
 
@@ -92,18 +119,6 @@ func addText(m template.FuncMap, b Budget) {
 // subject in last (contains "x" .S), charged for both.
 func subjectLast[R any](b Budget, fn string, f func(string, string) R) func(string, string) R {
 	return func(arg, s string) R { b.Charge(fn, len(arg)+len(s)); return f(s, arg) }
-}
-
-// quote quotes each argument that is not nil as a Go string literal,
-// separated by spaces.
-func quote(args ...any) string {
-	out := make([]string, 0, len(args))
-	for _, a := range args {
-		if a != nil {
-			out = append(out, strconv.Quote(stringOf(a)))
-		}
-	}
-	return strings.Join(out, " ")
 }
 
 // formatPadding adds up the widths and precisions a format asks for; a

@@ -3,6 +3,7 @@ package funcs
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -20,8 +21,7 @@ func addValues(m template.FuncMap, b Budget) {
 		if deep {
 			b.Deep(fn)
 		}
-		b.Want(fn, n)
-		b.Charge(fn, n)
+		take(b, fn, n)
 	}
 	m["list"] = func(args ...any) []any {
 		l := append([]any{}, args...)
@@ -39,18 +39,15 @@ func addValues(m template.FuncMap, b Budget) {
 	}
 	m["dict"] = func(args ...any) map[string]any {
 		d := make(map[string]any, len(args)/2)
-		for i := 0; i < len(args); i += 2 {
-			d[stringOf(args[i])] = ""
-			if i+1 < len(args) {
-				d[stringOf(args[i])] = args[i+1]
-			}
+		args = append(args, "") // the value of a last key without one
+		for i := 0; i+1 < len(args); i += 2 {
+			d[stringOf(args[i])] = args[i+1]
 		}
 		built("dict", d)
 		return d
 	}
 	m["until"] = func(n int) []int {
-		b.Want("until", mulSize(n, ElementSize))
-		b.Charge("until", mulSize(n, ElementSize))
+		take(b, "until", mulSize(n, ElementSize))
 		l := make([]int, max(n, 0))
 		for i := range l {
 			l[i] = i
@@ -72,15 +69,13 @@ func addValues(m template.FuncMap, b Budget) {
 		for _, s := range strs {
 			n = addSize(n, len(s))
 		}
-		b.Want("join", n)
-		b.Charge("join", n)
+		take(b, "join", n)
 		return strings.Join(strs, sep)
 	}
 	m["toJson"] = func(v any) (string, error) {
 		built("toJson", v)
 		out, err := json.Marshal(v)
-		b.Want("toJson", len(out))
-		b.Charge("toJson", len(out))
+		take(b, "toJson", len(out))
 		return string(out), err
 	}
 	m["has"] = func(needle, list any) (bool, error) {
@@ -90,17 +85,31 @@ func addValues(m template.FuncMap, b Budget) {
 		b.Charge("has", mulSize(len(l), ElementSize+w))
 		return slices.ContainsFunc(l, func(e any) bool { return reflect.DeepEqual(needle, e) }), err
 	}
+	// keys returns the keys of all dicts, sorted; a key in several dicts
+	// appears once per dict (as in sprig, which returns them in random
+	// order).
 	m["keys"] = func(dicts ...map[string]any) []string {
-		k := sortedKeys(dicts...)
+		k := []string{}
+		for _, d := range dicts {
+			k = slices.AppendSeq(k, maps.Keys(d))
+		}
+		slices.Sort(k)
 		b.Charge("keys", mulSize(len(k), ElementSize))
 		return k
 	}
 	m["values"] = func(d map[string]any) []any {
 		b.Charge("values", mulSize(len(d), ElementSize))
-		return valuesByKey(d)
+		v := make([]any, 0, len(d))
+		for _, k := range slices.Sorted(maps.Keys(d)) {
+			v = append(v, d[k])
+		}
+		return v
 	}
+	// sortAlpha never sorts the caller's []string in place, unlike
+	// sprig's.
 	m["sortAlpha"] = func(list any) []string {
-		l := sortAlpha(list)
+		l := append([]string{}, stringList(list)...)
+		slices.Sort(l)
 		b.Charge("sortAlpha", mulSize(len(l), ElementSize))
 		return l
 	}
@@ -128,24 +137,7 @@ func addValues(m template.FuncMap, b Budget) {
 	}
 	m["empty"] = empty
 	m["required"] = required
-	m["fail"] = fail
-}
-
-// empty reports whether v is nil, false, zero, or an empty string, list
-// or dict; a struct is never empty.
-func empty(v any) bool {
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Invalid:
-		return true
-	case reflect.Struct:
-		return false
-	case reflect.Array, reflect.Slice, reflect.Map, reflect.String:
-		return rv.Len() == 0
-	case reflect.Pointer, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
-		return rv.IsNil()
-	}
-	return rv.IsZero()
+	m["fail"] = func(message string) (string, error) { return "", &FailError{Message: message} }
 }
 
 // anyList is a list's elements; nil is an empty list.

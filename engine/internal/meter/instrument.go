@@ -47,7 +47,7 @@ func Instrument(set *template.Template) {
 		switch {
 		case g.framed[name]:
 			root.Nodes = append(append([]parse.Node{call(g.trees[name], pos, enterFunc, size)}, root.Nodes...),
-				call(g.trees[name], pos, leaveFunc, -1))
+				call(g.trees[name], pos, leaveFunc, size))
 		case !g.folded(name):
 			root.Nodes = append([]parse.Node{call(g.trees[name], pos, stepFunc, size)}, root.Nodes...)
 		}
@@ -118,7 +118,8 @@ func (g *graph) folded(name string) bool {
 
 // findCycles frames every template on a cycle of the graph (Tarjan's
 // strongly connected components), and every template holding a computed
-// include or able to reach one, which may call it back.
+// include or able to reach one, which may call it back. On return,
+// holders holds every template of the second kind.
 func (g *graph) findCycles(holders map[string]bool) {
 	index, low, onStack := map[string]int{}, map[string]int{}, map[string]bool{}
 	var stack []string
@@ -142,36 +143,20 @@ func (g *graph) findCycles(holders map[string]bool) {
 			w, stack = stack[len(stack)-1], stack[:len(stack)-1]
 			onStack[w], comp = false, append(comp, w)
 		}
-		if len(comp) > 1 || slices.Contains(g.calls[v], v) {
-			for _, w := range comp {
-				g.framed[w] = true
-			}
+		// Components come callees first: whether a callee reaches a
+		// computed include is known.
+		reaches := false
+		for _, w := range comp {
+			reaches = reaches || holders[w] || slices.ContainsFunc(g.calls[w], func(c string) bool { return holders[c] })
+		}
+		cycle := len(comp) > 1 || slices.Contains(g.calls[v], v)
+		for _, w := range comp {
+			holders[w], g.framed[w] = reaches, reaches || cycle
 		}
 	}
 	for _, v := range g.names {
 		if _, seen := index[v]; !seen {
 			connect(v)
-		}
-	}
-	callers := map[string][]string{}
-	for v, ws := range g.calls {
-		for _, w := range ws {
-			callers[w] = append(callers[w], v)
-		}
-	}
-	var reach func(string)
-	reach = func(v string) {
-		g.framed[v] = true
-		for _, c := range callers[v] {
-			if !holders[c] {
-				holders[c] = true
-				reach(c)
-			}
-		}
-	}
-	for _, v := range g.names {
-		if holders[v] {
-			reach(v)
 		}
 	}
 }
@@ -241,13 +226,10 @@ func (g *graph) size(list *parse.ListNode) int {
 // sat is a+b for sizes, stopping at 2^40 rather than wrapping round.
 func sat(a, b int) int { return min(a+b, 1<<40) }
 
-// call is the action {{name}}, or {{name arg}} when arg is not negative,
-// at pos.
+// call is the action {{name arg}} at pos.
 func call(tree *parse.Tree, pos parse.Pos, name string, arg int) *parse.ActionNode {
 	cmd := command(tree, pos, name)
-	if arg >= 0 {
-		cmd.Args = append(cmd.Args, &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(arg), Text: strconv.Itoa(arg)})
-	}
+	cmd.Args = append(cmd.Args, &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(arg), Text: strconv.Itoa(arg)})
 	pipe := &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{cmd}}
 	return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Pipe: pipe}
 }
@@ -293,21 +275,13 @@ func Walk(n parse.Node, visit func(parse.Node)) {
 	}
 }
 
-// CheckCall reports the bound that calling the function name with these
-// constant arguments (int64 or string) would pass, by making the call on
-// a throwaway meter. When the call lacks an argument it is tried again
-// with one piped in, as at run time: "x", then 1. It returns nil for a
-// call within the bounds, and for one that fails otherwise, whose error
-// the render reports.
-func CheckCall(l Limits, name string, args []any) error {
-	call := name
-	for _, a := range args {
-		if s, ok := a.(string); ok {
-			call += " " + strconv.Quote(s)
-		} else {
-			call += " " + strconv.FormatInt(a.(int64), 10)
-		}
-	}
+// CheckCall reports the bound that call, the source of a command whose
+// arguments are all constants ({{ repeat 10000000000 "x" }} without the
+// braces), would pass, by running it on a throwaway meter. When the call
+// lacks an argument it is tried again with one piped in, as at run time:
+// "x", then 1. It returns nil for a call within the bounds, and for one
+// that fails otherwise, whose error the render reports.
+func CheckCall(l Limits, call string) error {
 	for _, src := range []string{call, `"x" | ` + call, "1 | " + call} {
 		t, err := template.New("").Funcs(funcs.New(New(l, nil))).Parse("{{ " + src + " }}")
 		if err != nil {

@@ -118,6 +118,12 @@ func TestOnlyCyclesAreFramed(t *testing.T) {
 		// The computed include may call main, or a, which reaches it.
 		{"a computed include", `{{ define "a" }}{{ include (print "b") . }}{{ end }}{{ define "b" }}x{{ end }}{{ define "c" }}{{ end }}{{ template "a" }}`,
 			[]string{"a", "main"}, []string{"b", "c"}},
+		// Reaching a computed include frames every caller up the chain; a
+		// caller of a cycle that reaches none is not framed.
+		{"a computed include two calls down, and a cycle below a caller", `{{ define "a" }}{{ template "b" }}{{ end }}` +
+			`{{ define "b" }}{{ template "c" }}{{ end }}{{ define "c" }}{{ include (print "x") . }}{{ end }}{{ define "x" }}{{ end }}` +
+			`{{ define "e" }}{{ template "f" }}{{ end }}{{ define "f" }}{{ template "g" }}{{ end }}{{ define "g" }}{{ template "f" }}{{ end }}{{ template "a" }}`,
+			[]string{"a", "b", "c", "f", "g", "main"}, []string{"e", "x"}},
 	} {
 		framed, stepped, _ := framing(t, tc.src)
 		assert.Equal(t, tc.framed, framed, tc.name)
@@ -184,29 +190,26 @@ func TestMeterBounds(t *testing.T) {
 
 func TestCheckCall(t *testing.T) {
 	l := DefaultLimits()
-	for _, tc := range []struct {
-		name string
-		args []any
-		want Bound
-	}{
-		{"repeat", []any{int64(1e10), "x"}, BoundValue},
-		{"repeat", []any{int64(1e10)}, BoundValue},
-		{"repeat", []any{int64(10), "x"}, ""},
-		{"repeat", []any{"ten", "x"}, ""},
-		{"until", []any{int64(1e8)}, BoundValue},
-		{"printf", []any{"%999999d%999999d"}, BoundValue},
-		{"indent", []any{int64(200), strings.Repeat("x\n", 10000)}, BoundValue},
-		{"upper", []any{"x"}, ""},
-		{"fail", []any{"boom"}, ""},
-		{"include", []any{"x"}, ""},
+	for call, want := range map[string]Bound{
+		`repeat 10000000000 "x"`:    BoundValue,
+		`repeat 10000000000`:        BoundValue,
+		`repeat 1e10`:               BoundValue,
+		`repeat 10 "x"`:             "",
+		`repeat "ten" "x"`:          "",
+		`until 100000000`:           BoundValue,
+		`printf "%999999d%999999d"`: BoundValue,
+		`indent 200 "` + strings.Repeat(`x\n`, 10000) + `"`: BoundValue,
+		"upper `x`":   "",
+		`fail "boom"`: "",
+		`include "x"`: "",
 	} {
-		err := CheckCall(l, tc.name, tc.args)
-		if tc.want == "" {
-			assert.NoError(t, err, "%s %v", tc.name, tc.args)
+		err := CheckCall(l, call)
+		if want == "" {
+			assert.NoError(t, err, call)
 			continue
 		}
 		le, ok := errors.AsType[*LimitError](err)
-		require.True(t, ok, "%s %v: %v", tc.name, tc.args, err)
-		assert.Equal(t, tc.want, le.Bound, fmt.Sprint(tc.name, tc.args))
+		require.True(t, ok, "%s: %v", call, err)
+		assert.Equal(t, want, le.Bound, call)
 	}
 }

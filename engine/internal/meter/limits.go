@@ -1,6 +1,7 @@
 package meter
 
 import (
+	"cmp"
 	"fmt"
 )
 
@@ -88,20 +89,18 @@ type LimitError struct {
 	Size int
 }
 
+// limitMessages are the messages of LimitError by bound, formatted with
+// its Func, Limit and Size.
+var limitMessages = map[Bound]string{
+	BoundSectionOutput: "output exceeds the section output bound of %[2]d bytes",
+	BoundPromptOutput:  "output exceeds the prompt output bound of %[2]d bytes for all sections together",
+	BoundSteps:         "more than %[2]d template nodes executed in one render, counting each call and each range iteration (the steps bound)",
+	BoundDepth:         "template calls nest more than %[2]d deep (the template depth bound)",
+	BoundWork:          "%[1]s: function calls in one render handled more than %[2]d bytes (the work bound)",
+	BoundValueDepth:    "%[1]s: the result nests more than %[2]d levels deep (the value depth bound)",
+	BoundValue:         "%[1]s: the result would take about %[3]d bytes, over the value size bound of %[2]d",
+}
+
 func (e *LimitError) Error() string {
-	switch e.Bound {
-	case BoundSectionOutput:
-		return fmt.Sprintf("output exceeds the section output bound of %d bytes", e.Limit)
-	case BoundPromptOutput:
-		return fmt.Sprintf("output exceeds the prompt output bound of %d bytes for all sections together", e.Limit)
-	case BoundSteps:
-		return fmt.Sprintf("more than %d template nodes executed in one render, counting each call and each range iteration (the steps bound)", e.Limit)
-	case BoundDepth:
-		return fmt.Sprintf("template calls nest more than %d deep (the template depth bound)", e.Limit)
-	case BoundWork:
-		return fmt.Sprintf("%s: function calls in one render handled more than %d bytes (the work bound)", e.Func, e.Limit)
-	case BoundValueDepth:
-		return fmt.Sprintf("%s: the result nests more than %d levels deep (the value depth bound)", e.Func, e.Limit)
-	}
-	return fmt.Sprintf("%s: the result would take about %d bytes, over the value size bound of %d", e.Func, e.Size, e.Limit)
+	return fmt.Sprintf(cmp.Or(limitMessages[e.Bound], limitMessages[BoundValue]), e.Func, e.Limit, e.Size)
 }

@@ -136,7 +136,7 @@ func (m *Meter) Funcs(set *template.Template) template.FuncMap {
 // (see Instrument), so the depth bound stops a recursion through it.
 func (m *Meter) include(set *template.Template) func(string, any) (string, error) {
 	return func(name string, data any) (string, error) {
-		m.charge("include", len(name))
+		m.Charge("include", len(name))
 		t := set.Lookup(name)
 		if t == nil {
 			return "", fmt.Errorf("template %q is not defined", name)
@@ -151,7 +151,7 @@ func (m *Meter) include(set *template.Template) func(string, any) (string, error
 			return "", err
 		}
 		m.Want("include", b.Len())
-		m.charge("include", b.Len())
+		m.Charge("include", b.Len())
 		return b.String(), nil
 	}
 }
@@ -179,14 +179,16 @@ func (m *Meter) enter(n int) string {
 	return m.step(n)
 }
 
-func (m *Meter) leave() string {
+// leave ends a frame. It takes the size enter took, unused, so that every
+// call Instrument adds has the one shape {{name n}}.
+func (m *Meter) leave(n int) string {
 	m.depth--
 	return ""
 }
 
 // chargeValue charges v's shallow size and hands it on untouched.
 func (m *Meter) chargeValue(v reflect.Value) reflect.Value {
-	m.charge("comparison", funcs.Shallow(v))
+	m.Charge("comparison", funcs.Shallow(v))
 	return v
 }
 
@@ -194,15 +196,15 @@ func (m *Meter) chargeValue(v reflect.Value) reflect.Value {
 func (m *Meter) ranged(v any) any {
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Map {
 		n := uint64(rv.Len())
-		m.charge("range", int(min(n*funcs.ElementSize*uint64(bits.Len64(n)), 1<<40)))
+		m.Charge("range", int(min(n*funcs.ElementSize*uint64(bits.Len64(n)), 1<<40)))
 	}
 	return v
 }
 
-// charge adds n to the render's work, failing past the work bound.
+// Charge adds n to the render's work, failing past the work bound.
 // Every so many calls it looks at the context too, so that a loop of
 // cheap calls in one step still stops at a deadline.
-func (m *Meter) charge(fn string, n int) {
+func (m *Meter) Charge(fn string, n int) {
 	if m.work += max(n, 0); m.work > m.limits.Work || m.work < 0 {
 		panic(&LimitError{Bound: BoundWork, Limit: m.limits.Work, Func: fn})
 	}
@@ -213,7 +215,7 @@ func (m *Meter) charge(fn string, n int) {
 	}
 }
 
-// Want, Deep and Charge make the meter the functions' funcs.Budget.
+// Want, Deep and Charge (above) make the meter the functions' funcs.Budget.
 
 // Want refuses a value of about n bytes over the value bound.
 func (m *Meter) Want(fn string, n int) {
@@ -226,6 +228,3 @@ func (m *Meter) Want(fn string, n int) {
 func (m *Meter) Deep(fn string) {
 	panic(&LimitError{Bound: BoundValueDepth, Limit: funcs.MaxDepth, Func: fn})
 }
-
-// Charge adds n to the render's work.
-func (m *Meter) Charge(fn string, n int) { m.charge(fn, n) }
