@@ -145,8 +145,7 @@ type renderSet struct {
 	key   keyEncoder   // memo-key encoder, reused likewise
 	sums  fieldSums    // the key fields' hashes in this render
 	parts []string     // a layer's section texts, reused likewise
-	// stableKeys are a layer's stable section keys, reused likewise.
-	stableKeys []memoKey
+	keys  []memoKey    // a layer's section keys, reused likewise
 }
 
 // New loads, validates and compiles a pack.

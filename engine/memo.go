@@ -45,14 +45,21 @@ type sectionOutcome struct {
 
 type memoKey [2]uint64
 
-// memoValue is a section's outcome or, for a layer's stable-prefix key,
-// the prefix's sha256.
+// memoValue is a section's outcome, a joined layer, or a layer's
+// stable-prefix sha256.
 type memoValue struct {
 	outcome sectionOutcome
+	layer   *Layer
 	sha256  string
 }
 
-func (v *memoValue) size() int { return len(v.outcome.out) + len(v.sha256) + 128 }
+func (v *memoValue) size() int {
+	n := len(v.outcome.out) + len(v.sha256) + 128
+	if v.layer != nil {
+		n += len(v.layer.Text) + 64*len(v.layer.Sections)
+	}
+	return n
+}
 
 // memo is an LRU of memoValues, bounded in entries and in bytes.
 type memo struct {
@@ -489,6 +496,19 @@ func (st *renderState) sectionKey(sec *pack.Section, slots []int) memoKey {
 	for _, i := range slots {
 		k.uint(sums.sum[i][0])
 		k.uint(sums.sum[i][1])
+	}
+	return k.sum()
+}
+
+// ofKeys is the key of what is made of the things keyed by list: a layer,
+// or its stable prefix. kind and name tell them apart.
+func (k *keyEncoder) ofKeys(kind, name string, list []memoKey) memoKey {
+	k.reset()
+	k.string(kind)
+	k.string(name)
+	for _, key := range list {
+		k.uint(key[0])
+		k.uint(key[1])
 	}
 	return k.sum()
 }

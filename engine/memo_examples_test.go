@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -51,5 +52,25 @@ func TestMemosMatchFreshRendersOfExamples(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want.Layers, got.Layers, "%d: %s", i, file)
 		require.Equal(t, want.Omitted, got.Omitted, "%d: %s", i, file)
+	}
+}
+
+// A layer served from the memo is the caller's own: changing one result's
+// section list changes no later result.
+func TestMemoisedLayersAreTheCallersCopy(t *testing.T) {
+	e, err := engine.New(os.DirFS(".."), engine.WithFS(exampleWorkspace(t)))
+	require.NoError(t, err)
+	req, err := engine.ParseRequest("direct.toml", mustReadFile(t, "../examples/requests/direct.toml"))
+	require.NoError(t, err)
+	req.Workspace.Path = "/ws"
+	first, err := e.Render(context.Background(), req)
+	require.NoError(t, err)
+	want := slices.Clone(first.Layers[0].Sections)
+	for range 2 {
+		res, err := e.Render(context.Background(), req)
+		require.NoError(t, err)
+		require.Equal(t, want, res.Layers[0].Sections)
+		res.Layers[0].Sections[0].ID = "changed"
+		first.Layers[0].Sections[1].End = -1
 	}
 }

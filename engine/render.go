@@ -334,15 +334,17 @@ func protectedTexts(files []bootstrap.File) []string {
 }
 
 // renderLayer renders one layer's sections in manifest order, each from
-// the memo when its key is there.
+// the memo when its key is there. A layer is a function of its sections'
+// keys, so the joined layer is kept under all of them, and the stable
+// prefix's digest under the stable ones.
 func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	// Stable sections come first in a layer, so one scratch list holds
-	// the stable texts and then the dynamic ones.
+	// the stable texts and then the dynamic ones; likewise the keys.
 	parts, nStable := st.set.parts[:0], 0
-	stableKeys := st.set.stableKeys[:0]
+	keys, nStableKeys := st.set.keys[:0], 0
 	defer func() {
 		clear(parts)
-		st.set.parts, st.set.stableKeys = parts[:0], stableKeys[:0]
+		st.set.parts, st.set.keys = parts[:0], keys[:0]
 	}()
 	infos := make([]RenderedSection, 0, len(ly.Sections))
 	for _, sec := range ly.Sections {
@@ -353,8 +355,8 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 		if err != nil {
 			return Layer{}, err
 		}
-		if sec.Tier == TierStable {
-			stableKeys = append(stableKeys, key)
+		if keys = append(keys, key); sec.Tier == TierStable {
+			nStableKeys++
 		}
 		st.set.meter.Kept(len(o.out))
 		if o.out == "" {
@@ -370,25 +372,25 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 			nStable++
 		}
 	}
-	// The stable prefix is a function of its sections' keys, so its
-	// digest is kept under them.
-	k := &st.set.key
-	k.reset()
-	k.string(ly.Name)
-	for _, sk := range stableKeys {
-		k.uint(sk[0])
-		k.uint(sk[1])
-	}
-	shaKey := k.sum()
-	cached, _ := st.e.memo.get(shaKey)
 	boundary := st.e.pack.Manifest.Boundary
 	if st.req.Mode == ModeNone {
 		boundary = ""
 	}
+	layerKey := st.set.key.ofKeys("layer", ly.Name+"\x00"+boundary, keys)
+	if v, ok := st.e.memo.get(layerKey); ok {
+		l := *v.layer
+		l.Sections = slices.Clone(l.Sections) // the caller's to change
+		return l, nil
+	}
+	shaKey := st.set.key.ofKeys("sha256", ly.Name, keys[:nStableKeys])
+	cached, _ := st.e.memo.get(shaKey)
 	l := assemble(ly.Name, boundary, parts[:nStable], parts[nStable:], infos, cached.sha256)
 	if cached.sha256 == "" {
 		st.e.memo.put(shaKey, memoValue{sha256: l.StableSHA256})
 	}
+	kept := l
+	kept.Sections = slices.Clone(l.Sections)
+	st.e.memo.put(layerKey, memoValue{layer: &kept})
 	return l, nil
 }
 
