@@ -112,7 +112,8 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 }
 
 // render is one turn, top to bottom: settings, the workspace read, the
-// stable tier (from the memo or executed), the dynamic tier, assembly.
+// skills catalog, then each layer's sections in manifest order, each from
+// the memo or executed, and the layer joined (or taken from the memo).
 func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Result, error) {
 	h, settings, err := e.prepare(req)
 	if err != nil {

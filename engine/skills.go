@@ -23,7 +23,7 @@ import (
 const catalogPartial = "skills_catalog"
 
 // sessionSkills is a built catalog: what the report sees, what templates
-// see, and the key that stands for the view in the stable memo.
+// see, and the key that stands for the view in the section memo.
 type sessionSkills struct {
 	catalog skills.Catalog
 	size    CatalogSize
@@ -195,7 +195,7 @@ func (e *Engine) hasSkillRoots(ws *vfs.Workspace) bool {
 
 // buildSkills returns the skills catalog of the render's session (see
 // snapshot.go for when it is rebuilt) and the key that stands for its
-// view in the stable memo.
+// view in the section memo.
 func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *config.Settings, ws *vfs.Workspace) (sessionSkills, error) {
 	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || !e.hasSkillRoots(ws) {
 		return sessionSkills{key: catalogKey(&set.key, &view.SkillsView{})}, nil
