@@ -146,6 +146,8 @@ type renderSet struct {
 	sums  fieldSums    // the key fields' hashes in this render
 	parts []string     // a layer's section texts, reused likewise
 	keys  []memoKey    // a layer's section keys, reused likewise
+	// outcomes are a layer's section outcomes, reused likewise.
+	outcomes []sectionOutcome
 }
 
 // New loads, validates and compiles a pack.

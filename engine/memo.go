@@ -45,18 +45,19 @@ type sectionOutcome struct {
 
 type memoKey [2]uint64
 
-// memoValue is a section's outcome, a joined layer, or a layer's
-// stable-prefix sha256.
+// memoValue is a section's outcome, a joined layer and the sections it
+// left out, or a layer's stable-prefix sha256.
 type memoValue struct {
 	outcome sectionOutcome
 	layer   *Layer
+	omitted []Omission
 	sha256  string
 }
 
 func (v *memoValue) size() int {
 	n := len(v.outcome.out) + len(v.sha256) + 128
 	if v.layer != nil {
-		n += len(v.layer.Text) + 64*len(v.layer.Sections)
+		n += len(v.layer.Text) + 64*(len(v.layer.Sections)+len(v.omitted))
 	}
 	return n
 }
@@ -147,7 +148,10 @@ func (k *keyEncoder) optionalBool(b *bool) {
 }
 
 // longString is the length from which a string is hashed on its own
-// rather than copied into the buffer (file contents, prefixes).
+// rather than copied into the buffer (file contents, prefixes). One
+// 64-bit hash with the process's secret seed, beside the length, is
+// enough to tell two such texts apart: hashing every file twice was a
+// tenth of a warm turn.
 const longString = 256
 
 // string writes the length first, so ("ab","c") and ("a","bc") differ.
@@ -158,7 +162,6 @@ func (k *keyEncoder) string(s string) {
 		return
 	}
 	k.uint(maphash.String(memoSeeds[0], s))
-	k.uint(maphash.String(memoSeeds[1], s))
 }
 
 // nilMark stands for a nil list or map, which templates can tell from an

@@ -336,62 +336,69 @@ func protectedTexts(files []bootstrap.File) []string {
 
 // renderLayer renders one layer's sections in manifest order, each from
 // the memo when its key is there. A layer is a function of its sections'
-// keys, so the joined layer is kept under all of them, and the stable
-// prefix's digest under the stable ones.
+// keys, so the joined layer and its omissions are kept under all of
+// them, and the stable prefix's digest under the stable ones.
 func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
-	// Stable sections come first in a layer, so one scratch list holds
-	// the stable texts and then the dynamic ones; likewise the keys.
-	parts, nStable := st.set.parts[:0], 0
-	keys, nStableKeys := st.set.keys[:0], 0
+	set := st.set
+	outcomes, keys, nStable := set.outcomes[:0], set.keys[:0], 0
 	defer func() {
-		clear(parts)
-		st.set.parts, st.set.keys = parts[:0], keys[:0]
+		clear(outcomes)
+		set.outcomes, set.keys = outcomes[:0], keys[:0]
 	}()
-	infos := make([]RenderedSection, 0, len(ly.Sections))
 	for _, sec := range ly.Sections {
-		if err := st.set.meter.Err(); err != nil {
+		if err := set.meter.Err(); err != nil {
 			return Layer{}, &Error{Phase: PhaseExec, File: sec.File, Section: sec.ID, Err: err}
 		}
 		o, key, err := st.section(sec)
 		if err != nil {
 			return Layer{}, err
 		}
-		if keys = append(keys, key); sec.Tier == TierStable {
-			nStableKeys++
-		}
-		st.set.meter.Kept(len(o.out))
-		if o.out == "" {
-			if st.omitted == nil {
-				st.omitted = make([]Omission, 0, len(ly.Sections))
-			}
-			st.omitted = append(st.omitted, Omission{ID: sec.ID, Layer: ly.Name, Reason: o.reason})
-			continue
-		}
-		infos = append(infos, RenderedSection{ID: sec.ID, Tier: sec.Tier, Chars: o.chars, Overridden: o.overridden})
-		parts = append(parts, o.out)
+		set.meter.Kept(len(o.out))
+		outcomes, keys = append(outcomes, o), append(keys, key)
 		if sec.Tier == TierStable {
-			nStable++
+			nStable++ // stable sections come first in a layer
 		}
 	}
 	boundary := st.e.pack.Manifest.Boundary
 	if st.req.Mode == ModeNone {
 		boundary = ""
 	}
-	layerKey := st.set.key.ofKeys("layer", ly.Name+"\x00"+boundary, keys)
+	layerKey := set.key.ofKeys("layer", ly.Name+"\x00"+boundary, keys)
 	if v, ok := st.e.memo.get(layerKey); ok {
+		st.omitted = append(st.omitted, v.omitted...)
 		l := *v.layer
 		l.Sections = slices.Clone(l.Sections) // the caller's to change
 		return l, nil
 	}
-	shaKey := st.set.key.ofKeys("sha256", ly.Name, keys[:nStableKeys])
+	var infos []RenderedSection
+	var omitted []Omission
+	parts, nStableParts := set.parts[:0], 0
+	defer func() {
+		clear(parts)
+		set.parts = parts[:0]
+	}()
+	for i, sec := range ly.Sections {
+		o := &outcomes[i]
+		if o.out == "" {
+			omitted = append(omitted, Omission{ID: sec.ID, Layer: ly.Name, Reason: o.reason})
+			continue
+		}
+		infos = append(infos, RenderedSection{ID: sec.ID, Tier: sec.Tier, Chars: o.chars, Overridden: o.overridden})
+		parts = append(parts, o.out)
+		if i < nStable {
+			nStableParts++
+		}
+	}
+	st.omitted = append(st.omitted, omitted...)
+	shaKey := set.key.ofKeys("sha256", ly.Name, keys[:nStable])
 	cached, _ := st.e.memo.get(shaKey)
-	l := assemble(ly.Name, boundary, parts[:nStable], parts[nStable:], infos, cached.sha256)
+	l := assemble(ly.Name, boundary, parts[:nStableParts], parts[nStableParts:], infos, cached.sha256)
 	if cached.sha256 == "" {
 		st.e.memo.put(shaKey, memoValue{sha256: l.StableSHA256})
 	}
 	kept := l
 	kept.Sections = slices.Clone(l.Sections)
-	st.e.memo.put(layerKey, memoValue{layer: &kept})
+	st.e.memo.put(layerKey, memoValue{layer: &kept, omitted: omitted})
 	return l, nil
 }
 
