@@ -41,16 +41,19 @@ type sectionOutcome struct {
 	reason     string // why it was omitted
 	overridden bool
 	chars      int
+	pending    bool // the template has yet to run (or be found in the memo)
 }
 
 type memoKey [2]uint64
 
-// memoValue is a section's outcome, a joined layer and the sections it
-// left out, or a layer's stable-prefix sha256.
+// memoValue is a section's outcome; a joined layer, the sections it left
+// out and the bytes its sections wrote (which count against the prompt's
+// output bound); or a layer's stable-prefix sha256.
 type memoValue struct {
 	outcome sectionOutcome
 	layer   *Layer
 	omitted []Omission
+	kept    int
 	sha256  string
 }
 

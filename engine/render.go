@@ -334,10 +334,11 @@ func protectedTexts(files []bootstrap.File) []string {
 	return out
 }
 
-// renderLayer renders one layer's sections in manifest order, each from
-// the memo when its key is there. A layer is a function of its sections'
-// keys, so the joined layer and its omissions are kept under all of
-// them, and the stable prefix's digest under the stable ones.
+// renderLayer renders one layer's sections in manifest order. A layer is
+// a function of its sections' keys, so the joined layer and its
+// omissions are kept in the memo under all of them, and the stable
+// prefix's digest under the stable ones; a section missing from a layer
+// not in the memo comes from the memo under its own key, or runs.
 func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	set := st.set
 	outcomes, keys, nStable := set.outcomes[:0], set.keys[:0], 0
@@ -346,14 +347,7 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 		set.outcomes, set.keys = outcomes[:0], keys[:0]
 	}()
 	for _, sec := range ly.Sections {
-		if err := set.meter.Err(); err != nil {
-			return Layer{}, &Error{Phase: PhaseExec, File: sec.File, Section: sec.ID, Err: err}
-		}
-		o, key, err := st.section(sec)
-		if err != nil {
-			return Layer{}, err
-		}
-		set.meter.Kept(len(o.out))
+		key, o := st.key(sec)
 		outcomes, keys = append(outcomes, o), append(keys, key)
 		if sec.Tier == TierStable {
 			nStable++ // stable sections come first in a layer
@@ -365,6 +359,7 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	}
 	layerKey := set.key.ofKeys("layer", ly.Name+"\x00"+boundary, keys)
 	if v, ok := st.e.memo.get(layerKey); ok {
+		set.meter.Kept(v.kept)
 		st.omitted = append(st.omitted, v.omitted...)
 		l := *v.layer
 		l.Sections = slices.Clone(l.Sections) // the caller's to change
@@ -372,13 +367,24 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	}
 	var infos []RenderedSection
 	var omitted []Omission
-	parts, nStableParts := set.parts[:0], 0
+	parts, nStableParts, kept := set.parts[:0], 0, 0
 	defer func() {
 		clear(parts)
 		set.parts = parts[:0]
 	}()
 	for i, sec := range ly.Sections {
-		o := &outcomes[i]
+		if err := set.meter.Err(); err != nil {
+			return Layer{}, &Error{Phase: PhaseExec, File: sec.File, Section: sec.ID, Err: err}
+		}
+		o := outcomes[i]
+		if o.pending {
+			var err error
+			if o, err = st.run(sec, keys[i]); err != nil {
+				return Layer{}, err
+			}
+		}
+		set.meter.Kept(len(o.out))
+		kept += len(o.out)
 		if o.out == "" {
 			omitted = append(omitted, Omission{ID: sec.ID, Layer: ly.Name, Reason: o.reason})
 			continue
@@ -396,41 +402,45 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	if cached.sha256 == "" {
 		st.e.memo.put(shaKey, memoValue{sha256: l.StableSHA256})
 	}
-	kept := l
-	kept.Sections = slices.Clone(l.Sections)
-	st.e.memo.put(layerKey, memoValue{layer: &kept, omitted: omitted})
+	layer := l
+	layer.Sections = slices.Clone(l.Sections)
+	st.e.memo.put(layerKey, memoValue{layer: &layer, omitted: omitted, kept: kept})
 	return l, nil
 }
 
-// section returns one section's outcome and the key it is known by:
-// omitted for the mode, a provider's override, or the template's text,
-// from the memo or executed.
-func (st *renderState) section(sec *pack.Section) (sectionOutcome, memoKey, error) {
+// key returns the key a section's outcome is known by, and the outcome
+// itself when no template need run for it: omitted for the mode, or a
+// provider's override. Otherwise the outcome is pending: see run.
+func (st *renderState) key(sec *pack.Section) (memoKey, sectionOutcome) {
 	req, k := st.req, &st.set.key
 	k.reset()
 	k.string(sec.ID)
 	k.string(string(req.Mode))
 	switch {
 	case !sec.HasMode(req.Mode):
-		return sectionOutcome{reason: OmitMode}, k.sum(), nil
+		return k.sum(), sectionOutcome{reason: OmitMode}
 	case req.Mode == ModeNone && sec.ID != st.e.pack.Manifest.IdentitySection:
-		return sectionOutcome{reason: OmitNone}, k.sum(), nil
+		return k.sum(), sectionOutcome{reason: OmitNone}
 	}
 	if text, ok := st.contrib.overrides[sec.Override]; ok && sec.Override != "" {
 		k.string(text)
-		return st.finish("", nil, sectionOutcome{out: text, overridden: true}), k.sum(), nil
+		return k.sum(), st.finish("", nil, sectionOutcome{out: text, overridden: true})
 	}
-	plan := st.e.plans[sec]
-	key := st.sectionKey(sec, plan.slots)
+	return st.sectionKey(sec, st.e.plans[sec].slots), sectionOutcome{pending: true}
+}
+
+// run returns a section's template output: from the memo under its key,
+// or executed and then kept there.
+func (st *renderState) run(sec *pack.Section, key memoKey) (sectionOutcome, error) {
 	if v, ok := st.e.memo.get(key); ok {
-		return v.outcome, key, nil
+		return v.outcome, nil
 	}
-	o, err := st.execSection(sec, plan)
+	o, err := st.execSection(sec, st.e.plans[sec])
 	if err != nil {
-		return sectionOutcome{}, key, err
+		return sectionOutcome{}, err
 	}
 	st.e.memo.put(key, memoValue{outcome: o})
-	return o, key, nil
+	return o, nil
 }
 
 // renderState is what the sections of one render share. It lives on the
