@@ -53,14 +53,15 @@ import (
 
 // Engine is a compiled pack plus the options renders share.
 type Engine struct {
-	pack     *pack.Pack
-	master   *template.Template
-	pool     sync.Pool // *renderSet
-	opts     options
-	outlines map[string]*Outline // by harness name
-	snap     *snapshot           // cache 1: what was read from workspaces
-	memo     *memo               // cache 2: rendered sections
-	plans    map[*pack.Section]*sectionPlan
+	pack       *pack.Pack
+	master     *template.Template
+	pool       sync.Pool // *renderSet
+	opts       options
+	outlines   map[string]*Outline // by harness name
+	snap       *snapshot           // cache 1: what was read from workspaces
+	memo       *memo               // cache 2: rendered sections
+	plans      map[*pack.Section]*sectionPlan
+	layerPlans map[*pack.Layer]*layerPlan
 
 	managedSkillDir string   // skills.managedDir, "~" expanded
 	extraSkillDirs  []string // skills.load.extraDirs, "~" expanded
@@ -182,7 +183,7 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	}
 	e.master = master
 	var err error
-	if e.plans, err = plans(p); err != nil {
+	if e.plans, e.layerPlans, err = plans(p); err != nil {
 		return nil, ErrorList{&Error{Phase: PhaseParse, Err: err}}
 	}
 	e.outlines = outlines(p)

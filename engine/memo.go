@@ -455,8 +455,17 @@ type sectionPlan struct {
 	files, dynamicFiles, toolLines bool
 }
 
-// plans returns the plan of every section of p.
-func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, error) {
+// layerPlan is a layer's part of the memo: every key field its sections
+// read, and the provider overrides that may replace one of them. A
+// layer's text is a function of these, the harness and the mode.
+type layerPlan struct {
+	slots     []int
+	overrides []string
+}
+
+// plans returns the plan of every section of p, and of every layer of
+// its harnesses.
+func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, map[*pack.Layer]*layerPlan, error) {
 	out := make(map[*pack.Section]*sectionPlan, len(p.Sections))
 	for _, sec := range p.Sections {
 		vt := &fullView
@@ -465,7 +474,7 @@ func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, error) {
 		}
 		slots, err := readSlots(sec, vt)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		plan := &sectionPlan{slots: slots}
 		for _, i := range slots {
@@ -475,7 +484,23 @@ func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, error) {
 		}
 		out[sec] = plan
 	}
-	return out, nil
+	layers := map[*pack.Layer]*layerPlan{}
+	for _, h := range p.Harnesses {
+		for _, ly := range h.Layers {
+			lp := &layerPlan{}
+			for _, sec := range ly.Sections {
+				lp.slots = append(lp.slots, out[sec].slots...)
+				if sec.Override != "" {
+					lp.overrides = append(lp.overrides, sec.Override)
+				}
+			}
+			slices.Sort(lp.slots)
+			slices.Sort(lp.overrides)
+			lp.slots, lp.overrides = slices.Compact(lp.slots), slices.Compact(lp.overrides)
+			layers[ly] = lp
+		}
+	}
+	return out, layers, nil
 }
 
 // fieldSums is what one render knows of the key fields: each one's hash,
@@ -485,8 +510,9 @@ type fieldSums struct {
 	have uint64 // bit i: sum[i] is set
 }
 
-// sectionKey is the memo key of sec's outcome in this render.
-func (st *renderState) sectionKey(sec *pack.Section, slots []int) memoKey {
+// sums returns this render's hashes of the key fields, working out
+// those of slots it has not yet.
+func (st *renderState) sums(slots []int) *fieldSums {
 	k, sums := &st.set.key, &st.set.sums
 	for _, i := range slots {
 		if sums.have&(1<<i) == 0 {
@@ -495,11 +521,41 @@ func (st *renderState) sectionKey(sec *pack.Section, slots []int) memoKey {
 			sums.sum[i], sums.have = k.sum(), sums.have|1<<i
 		}
 	}
+	return sums
+}
+
+// sectionKey is the memo key of sec's outcome in this render.
+func (st *renderState) sectionKey(sec *pack.Section, slots []int) memoKey {
+	sums, k := st.sums(slots), &st.set.key
 	k.reset()
 	k.string(sec.ID)
 	k.string(st.req.Harness)
 	k.string(string(st.req.Mode))
 	for _, i := range slots {
+		k.uint(sums.sum[i][0])
+		k.uint(sums.sum[i][1])
+	}
+	return k.sum()
+}
+
+// layerKey is the memo key of a joined layer in this render: what its
+// sections read, the overrides in force for them, the harness and the
+// mode. It needs no section's own key, so a layer found in the memo
+// costs one hash of its fields.
+func (st *renderState) layerKey(ly *pack.Layer) memoKey {
+	lp := st.e.layerPlans[ly]
+	sums, k := st.sums(lp.slots), &st.set.key
+	k.reset()
+	k.string("layer")
+	k.string(ly.Name)
+	k.string(st.req.Harness)
+	k.string(string(st.req.Mode))
+	for _, name := range lp.overrides {
+		text, ok := st.contrib.overrides[name]
+		k.bool(ok)
+		k.string(text)
+	}
+	for _, i := range lp.slots {
 		k.uint(sums.sum[i][0])
 		k.uint(sums.sum[i][1])
 	}

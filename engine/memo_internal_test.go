@@ -278,3 +278,41 @@ func planned(e *Engine) []sectionPlanned {
 	}
 	return out
 }
+
+// A layer's key moves exactly when one of its sections' keys does, and
+// with the provider overrides of its sections.
+func TestLayerKeysFollowTheirSections(t *testing.T) {
+	e, err := New(os.DirFS(".."))
+	require.NoError(t, err)
+	set := e.newRenderSet()
+	state := func(r *Request, d *derived, overrides map[string]string) *renderState {
+		d.skillsKey = catalogKey(&keyEncoder{}, &d.Skills)
+		set.sums.have = 0
+		return &renderState{e: e, set: set, req: r, d: *d, contrib: merged{overrides: overrides}}
+	}
+	ms := mutations()
+	for _, name := range e.Harnesses() {
+		for _, ly := range e.pack.Harnesses[name].Layers {
+			r0, d0 := populated()
+			r0.Harness = name
+			base := state(r0, d0, nil).layerKey(ly)
+			var sections0 []memoKey
+			for _, sec := range ly.Sections {
+				sections0 = append(sections0, state(r0, d0, nil).sectionKey(sec, e.plans[sec].slots))
+			}
+			for _, m := range ms {
+				r, d := populated()
+				r.Harness = name
+				m.apply(r, d)
+				moved := false
+				for i, sec := range ly.Sections {
+					moved = moved || state(r, d, nil).sectionKey(sec, e.plans[sec].slots) != sections0[i]
+				}
+				assert.Equal(t, moved, state(r, d, nil).layerKey(ly) != base, "%s/%s: %s", name, ly.Name, m.name)
+			}
+			for _, o := range e.layerPlans[ly].overrides {
+				assert.NotEqual(t, base, state(r0, d0, map[string]string{o: "x"}).layerKey(ly), "%s/%s: override %s", name, ly.Name, o)
+			}
+		}
+	}
+}

@@ -335,12 +335,20 @@ func protectedTexts(files []bootstrap.File) []string {
 }
 
 // renderLayer renders one layer's sections in manifest order. A layer is
-// a function of its sections' keys, so the joined layer and its
-// omissions are kept in the memo under all of them, and the stable
-// prefix's digest under the stable ones; a section missing from a layer
-// not in the memo comes from the memo under its own key, or runs.
+// a function of what its sections read (layerKey), so the joined layer
+// and its omissions are kept in the memo under that; the stable prefix's
+// digest is kept under its stable sections' keys. In a layer not in the
+// memo, each section comes from the memo under its own key, or runs.
 func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	set := st.set
+	layerKey := st.layerKey(ly)
+	if v, ok := st.e.memo.get(layerKey); ok {
+		set.meter.Kept(v.kept)
+		st.omitted = append(st.omitted, v.omitted...)
+		l := *v.layer
+		l.Sections = slices.Clone(l.Sections) // the caller's to change
+		return l, nil
+	}
 	outcomes, keys, nStable := set.outcomes[:0], set.keys[:0], 0
 	defer func() {
 		clear(outcomes)
@@ -356,14 +364,6 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	boundary := st.e.pack.Manifest.Boundary
 	if st.req.Mode == ModeNone {
 		boundary = ""
-	}
-	layerKey := set.key.ofKeys("layer", ly.Name+"\x00"+boundary, keys)
-	if v, ok := st.e.memo.get(layerKey); ok {
-		set.meter.Kept(v.kept)
-		st.omitted = append(st.omitted, v.omitted...)
-		l := *v.layer
-		l.Sections = slices.Clone(l.Sections) // the caller's to change
-		return l, nil
 	}
 	var infos []RenderedSection
 	var omitted []Omission
