@@ -373,9 +373,14 @@ type merged struct {
 	overrides     map[string]string
 }
 
+// noOverrides is the overrides of a turn without any. Nothing writes to
+// it: templates cannot change a map, and mergeContributions starts a map
+// of its own for the first override.
+var noOverrides = map[string]string{}
+
 func mergeContributions(list []Contribution) merged {
 	var prefixes, suffixes []string
-	overrides := map[string]string{}
+	overrides := noOverrides // shared, read only, until one is given
 	for _, c := range list {
 		if p := normalizeBlock(c.StablePrefix); p != "" && !slices.Contains(prefixes, p) {
 			prefixes = append(prefixes, p)
@@ -386,6 +391,9 @@ func mergeContributions(list []Contribution) merged {
 		// Apply in sorted key order so the result never depends on map order.
 		for _, k := range sortedKeys(c.SectionOverrides) {
 			if v := normalizeBlock(c.SectionOverrides[k]); v != "" {
+				if len(overrides) == 0 {
+					overrides = map[string]string{}
+				}
 				overrides[k] = v
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
@@ -36,16 +37,19 @@ func (d *duplicateToolError) Error() string {
 // checkToolNames refuses the first tool whose key an earlier tool has.
 // Nameless tools are not listed, so they cannot clash.
 func checkToolNames(tools []Tool) error {
-	seen := make(map[string]int, len(tools))
+	// A request names a few dozen tools at most: comparing each with the
+	// ones before it costs less than a map, which every turn would build.
+	var small [32]string
+	keys := small[:0]
+	if len(tools) > len(small) {
+		keys = make([]string, 0, len(tools))
+	}
 	for i, t := range tools {
 		key := toolKey(t.Name)
-		if key == "" {
-			continue
-		}
-		if j, ok := seen[key]; ok {
+		if j := slices.Index(keys, key); key != "" && j >= 0 {
 			return &duplicateToolError{first: j, second: i, names: [2]string{tools[j].Name, t.Name}}
 		}
-		seen[key] = i
+		keys = append(keys, key)
 	}
 	return nil
 }
