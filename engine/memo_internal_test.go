@@ -316,3 +316,29 @@ func TestLayerKeysFollowTheirSections(t *testing.T) {
 		}
 	}
 }
+
+// The memo holds at most memoEntries entries and about memoBytes bytes,
+// dropping the least recently used first.
+func TestMemoIsBounded(t *testing.T) {
+	m := newMemo()
+	for i := range memoEntries + 10 {
+		m.put(memoKey{uint64(i)}, memoValue{sha256: "x"})
+	}
+	assert.Equal(t, memoEntries, m.lru.Len())
+	_, ok := m.get(memoKey{0})
+	assert.False(t, ok, "the oldest entry is dropped")
+	_, ok = m.get(memoKey{memoEntries + 9})
+	assert.True(t, ok)
+
+	m = newMemo()
+	big := strings.Repeat("x", memoBytes/4)
+	for i := range 8 {
+		m.put(memoKey{uint64(i)}, memoValue{outcome: sectionOutcome{out: big}})
+		m.get(memoKey{0}) // keep the first in use
+	}
+	assert.LessOrEqual(t, m.bytes, memoBytes)
+	_, ok = m.get(memoKey{0})
+	assert.True(t, ok, "the entry in use stays")
+	_, ok = m.get(memoKey{1})
+	assert.False(t, ok, "the least recently used goes")
+}
