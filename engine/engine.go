@@ -28,7 +28,8 @@
 //
 // A long-lived Engine keeps two caches, each in one file: what it read
 // from workspaces, by file identity (snapshot.go), and each section's
-// output, by an explicit key of the fields its template reads (memo.go).
+// output and each joined layer, by an explicit key of the fields their
+// templates read (memo.go).
 package engine
 
 import (

@@ -466,6 +466,9 @@ type layerPlan struct {
 // plans returns the plan of every section of p, and of every layer of
 // its harnesses.
 func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, map[*pack.Layer]*layerPlan, error) {
+	if len(keyFields) > len(fieldSums{}.sum) {
+		return nil, nil, fmt.Errorf("%d memo key fields, more than the %d a render can hold", len(keyFields), len(fieldSums{}.sum))
+	}
 	out := make(map[*pack.Section]*sectionPlan, len(p.Sections))
 	for _, sec := range p.Sections {
 		vt := &fullView
@@ -528,6 +531,7 @@ func (st *renderState) sums(slots []int) *fieldSums {
 func (st *renderState) sectionKey(sec *pack.Section, slots []int) memoKey {
 	sums, k := st.sums(slots), &st.set.key
 	k.reset()
+	k.string("section")
 	k.string(sec.ID)
 	k.string(st.req.Harness)
 	k.string(string(st.req.Mode))
@@ -562,8 +566,9 @@ func (st *renderState) layerKey(ly *pack.Layer) memoKey {
 	return k.sum()
 }
 
-// ofKeys is the key of what is made of the things keyed by list: a layer,
-// or its stable prefix. kind and name tell them apart.
+// ofKeys is the key of what is made of the things keyed by list (a
+// layer's stable prefix, made of its stable sections). kind and name tell
+// it from other keys.
 func (k *keyEncoder) ofKeys(kind, name string, list []memoKey) memoKey {
 	k.reset()
 	k.string(kind)

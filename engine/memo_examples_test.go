@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
@@ -70,7 +71,42 @@ func TestMemoisedLayersAreTheCallersCopy(t *testing.T) {
 		res, err := e.Render(context.Background(), req)
 		require.NoError(t, err)
 		require.Equal(t, want, res.Layers[0].Sections)
+		require.Equal(t, first.Omitted, res.Omitted)
 		res.Layers[0].Sections[0].ID = "changed"
 		first.Layers[0].Sections[1].End = -1
+		res.Omitted[0].Reason = "changed"
+	}
+}
+
+// Sections taken from the memo count against the prompt's output bound:
+// a turn whose two large sections each come from an earlier turn fails
+// as a fresh render of it does.
+func TestMemoisedSectionsAreHeldToThePromptBound(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "a", "b"`), map[string]string{
+		"a": section(dynamic, `{{ if eq .Date "2026-01-01T00:00:00Z" }}{{ repeat 1000 "a" }}{{ else }}a{{ end }}`),
+		"b": section(dynamic, `{{ if .TTSHint }}{{ repeat 1000 "b" }}{{ else }}b{{ end }}`),
+	})
+	limits := engine.Limits{PromptOutput: 1500}
+	long, err := engine.New(p, engine.WithLimits(limits))
+	require.NoError(t, err)
+	turn := func(date, tts string) engine.Request {
+		r := directRequest()
+		r.Date, r.TTSHint = date, tts
+		return r
+	}
+	for _, r := range []engine.Request{turn("2026-01-01T00:00:00Z", ""), turn("2027-01-01T00:00:00Z", "x")} {
+		_, err := long.Render(context.Background(), r)
+		require.NoError(t, err)
+	}
+	both := turn("2026-01-01T00:00:00Z", "x")
+	fresh, err := engine.New(p, engine.WithLimits(limits))
+	require.NoError(t, err)
+	_, err = fresh.Render(context.Background(), both)
+	var le *engine.LimitError
+	require.ErrorAs(t, err, &le)
+	for range 2 { // a failed turn leaves nothing in the memo that lets the next pass
+		_, err = long.Render(context.Background(), both)
+		require.ErrorAs(t, err, &le)
+		assert.Equal(t, engine.BoundPromptOutput, le.Bound)
 	}
 }

@@ -341,9 +341,14 @@ func protectedTexts(files []bootstrap.File) []string {
 // memo, each section comes from the memo under its own key, or runs.
 func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	set := st.set
+	if err := set.meter.Err(); err != nil {
+		return Layer{}, &Error{Phase: PhaseExec, Err: err}
+	}
 	layerKey := st.layerKey(ly)
 	if v, ok := st.e.memo.get(layerKey); ok {
-		set.meter.Kept(v.kept)
+		if err := set.meter.Kept(v.kept); err != nil {
+			return Layer{}, &Error{Phase: PhaseExec, Err: err}
+		}
 		st.omitted = append(st.omitted, v.omitted...)
 		l := *v.layer
 		l.Sections = slices.Clone(l.Sections) // the caller's to change
@@ -383,7 +388,9 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 				return Layer{}, err
 			}
 		}
-		set.meter.Kept(len(o.out))
+		if err := set.meter.Kept(len(o.out)); err != nil {
+			return Layer{}, &Error{Phase: PhaseExec, File: sec.File, Section: sec.ID, Err: err}
+		}
 		kept += len(o.out)
 		if o.out == "" {
 			omitted = append(omitted, Omission{ID: sec.ID, Layer: ly.Name, Reason: o.reason})
@@ -414,6 +421,7 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 func (st *renderState) key(sec *pack.Section) (memoKey, sectionOutcome) {
 	req, k := st.req, &st.set.key
 	k.reset()
+	k.string("section")
 	k.string(sec.ID)
 	k.string(string(req.Mode))
 	switch {

@@ -84,9 +84,14 @@ func (m *Meter) Partial() {
 }
 
 // Kept records that n bytes of section output went into the prompt,
-// executed now or taken from a cache, so the prompt bound holds the same
-// either way.
-func (m *Meter) Kept(n int) { m.kept += n }
+// executed now or taken from a cache, and fails once the prompt bound is
+// passed, so that output taken from a cache is held to it too.
+func (m *Meter) Kept(n int) error {
+	if m.kept += n; m.kept > m.limits.PromptOutput {
+		return &LimitError{Bound: BoundPromptOutput, Limit: m.limits.PromptOutput}
+	}
+	return nil
+}
 
 // Err reports whether the render's context is done.
 func (m *Meter) Err() error { return m.ctx.Err() }

@@ -33,10 +33,24 @@ func TestReadSets(t *testing.T) {
 		{`{{ range .A }}{{ toJson $ }}{{ end }}`, []string{"A"}, true},
 		{`{{ $n := "p" }}{{ include $n . }}`, nil, true},
 		{`{{ range .A }}{{ toJson . }}{{ end }}`, []string{"A"}, false}, // dot is an element there
+		// A variable ever bound to the view may hold it at any use:
+		// shadowed in a block, rebound by with or range, reassigned in a
+		// branch or a loop, or bound again inside a partial.
+		{`{{ $v := . }}{{ with .A }}{{ $v := . }}{{ end }}{{ $v.X }}`, []string{"A", "X"}, false},
+		{`{{ $v := . }}{{ with $v := .A }}{{ end }}{{ $v.X }}`, []string{"A", "X"}, false},
+		{`{{ $v := . }}{{ range $v := .A }}{{ end }}{{ $v.X }}`, []string{"A", "X"}, false},
+		{`{{ $v := . }}{{ range .A }}{{ $v := . }}{{ else }}{{ end }}{{ $v.X }}`, []string{"A", "X"}, false},
+		{`{{ $v := . }}{{ if false }}{{ $v = 1 }}{{ end }}{{ $v.X }}`, []string{"X"}, false},
+		{`{{ $v := .A }}{{ range $i, $e := .A }}{{ if $i }}{{ $v.X }}{{ end }}{{ $v = $ }}{{ end }}`, []string{"A", "X"}, false},
+		{`{{ $v := . }}{{ template "q" . }}{{ $v.X }}`, []string{"X", "Z"}, false},
+		// Where such a variable names no field of the view it held
+		// something else: no error, and nothing read.
+		{`{{ $v := .A }}{{ with .B }}{{ $v := $ }}{{ end }}{{ $v.ID }}`, []string{"A", "B"}, false},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			master := template.New("").Funcs(template.FuncMap{"include": func(string, any) string { return "" }, "toJson": fmt.Sprint})
 			template.Must(master.New("p").Parse(`{{ .Y }}`))
+			template.Must(master.New("q").Parse(`{{ $v := 1 }}{{ .Z }}`))
 			template.Must(master.New("s.md.tmpl").Parse(c.body))
 			sec := &Section{ID: "s", File: "s.md.tmpl", Tier: TierDynamic}
 			require.Empty(t, checkTiers(master, &Pack{Sections: map[string]*Section{"s": sec}}, fields))

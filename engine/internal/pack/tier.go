@@ -64,6 +64,12 @@ func calledTemplate(n parse.Node) (string, bool) {
 // the section (where dot is the view), $.Field anywhere, and the same
 // inside partials called with the view as their dot. The same walk
 // records each section's read set (Section.Reads, Section.ReadsAll).
+//
+// A variable is taken to hold the view wherever it is ever bound to it
+// in the section: text/template scopes variables by block and template,
+// and a loop or a branch decides at run time which binding a use sees,
+// so a read set must count every binding that may reach a use. The walk
+// is repeated until no new binding turns up.
 func checkTiers(master *template.Template, p *Pack, fields Fields) diag.ErrorList {
 	var errs diag.ErrorList
 	for _, id := range sortedKeys(p.Sections) {
@@ -73,30 +79,82 @@ func checkTiers(master *template.Template, p *Pack, fields Fields) diag.ErrorLis
 			continue
 		}
 		c := &tierChecker{master: master, fields: fields, section: id, stable: sec.Tier == TierStable,
-			seen: map[string]bool{}, aliases: map[string]bool{}, reads: map[string]bool{}}
-		c.list(t.Tree, t.Tree.Root, true)
+			viewVars: map[string]bool{}, otherVars: map[string]bool{}}
+		for c.bound = true; c.bound; {
+			c.bound, c.dollar, c.errs, c.escapes = false, isTheView, nil, false
+			c.seen, c.reads = map[string]bool{}, map[string]bool{}
+			c.list(t.Tree, t.Tree.Root, isTheView)
+		}
 		errs = append(errs, c.errs...)
 		sec.Reads, sec.ReadsAll = sortedKeys(c.reads), c.escapes
 	}
 	return errs
 }
 
+// level says whether a value is the view: not, surely, or maybe (a
+// variable bound to the view in one place and to something else in
+// another).
+type level int8
+
+const (
+	notView level = iota
+	maybeView
+	isTheView
+)
+
 type tierChecker struct {
 	master  *template.Template
 	fields  Fields
 	section string
 	stable  bool
-	seen    map[string]bool // partials already checked with the view as dot
-	aliases map[string]bool // variables holding the view ($v := .)
 	errs    diag.ErrorList
 
-	reads   map[string]bool // field paths read, "A" or "A.B"
-	escapes bool            // the whole view is used as a value
+	// Variables ever bound to the view, and to anything else; bound says
+	// this walk found a binding the last one had not.
+	viewVars, otherVars map[string]bool
+	bound               bool
+	dollar              level           // what $ is in the template being walked
+	seen                map[string]bool // partials already walked, by name and level
+	reads               map[string]bool // field paths read, "A" or "A.B"
+	escapes             bool            // the whole view is used as a value
 }
 
-// read records a chain of names read from the view: its first two, since
-// a second name is a field (or a method) of the first.
-func (c *tierChecker) read(ident []string) {
+// bind records that a variable is bound to a value of level l.
+func (c *tierChecker) bind(name string, l level) {
+	for _, set := range []struct {
+		vars map[string]bool
+		on   bool
+	}{{c.viewVars, l != notView}, {c.otherVars, l != isTheView}} {
+		if set.on && !set.vars[name] {
+			set.vars[name], c.bound = true, true
+		}
+	}
+}
+
+// variable says whether the variable name holds the view.
+func (c *tierChecker) variable(name string) level {
+	switch {
+	case name == "$":
+		return c.dollar
+	case !c.viewVars[name]:
+		return notView
+	case c.otherVars[name]:
+		return maybeView
+	}
+	return isTheView
+}
+
+// read records a chain of names read from a value of level l: its first
+// two, since a second name is a field (or a method) of the first. A
+// surely-view read is checked; a maybe-view one counts only where it
+// names a field of the view (elsewhere the variable held something else).
+func (c *tierChecker) read(tree *parse.Tree, n parse.Node, ident []string, l level) {
+	switch {
+	case l == isTheView:
+		c.field(tree, n, ident[0])
+	case l == notView, !c.fields.All[ident[0]]:
+		return
+	}
 	if len(ident) > 2 {
 		ident = ident[:2]
 	}
@@ -118,7 +176,7 @@ func (c *tierChecker) field(tree *parse.Tree, n parse.Node, name string) {
 	}
 }
 
-func (c *tierChecker) list(tree *parse.Tree, l *parse.ListNode, root bool) {
+func (c *tierChecker) list(tree *parse.Tree, l *parse.ListNode, root level) {
 	if l == nil {
 		return
 	}
@@ -127,7 +185,7 @@ func (c *tierChecker) list(tree *parse.Tree, l *parse.ListNode, root bool) {
 	}
 }
 
-func (c *tierChecker) node(tree *parse.Tree, n parse.Node, root bool) {
+func (c *tierChecker) node(tree *parse.Tree, n parse.Node, root level) {
 	switch n := n.(type) {
 	case *parse.ActionNode:
 		c.pipe(tree, n.Pipe, root, len(n.Pipe.Decl) > 0)
@@ -141,7 +199,7 @@ func (c *tierChecker) node(tree *parse.Tree, n parse.Node, root bool) {
 		c.list(tree, n.ElseList, root)
 	case *parse.RangeNode:
 		c.pipe(tree, n.Pipe, root, false)
-		c.list(tree, n.List, false)
+		c.list(tree, n.List, notView)
 		c.list(tree, n.ElseList, root)
 	case *parse.TemplateNode:
 		c.pipe(tree, n.Pipe, root, true)
@@ -152,23 +210,21 @@ func (c *tierChecker) node(tree *parse.Tree, n parse.Node, root bool) {
 // pipe checks a pipeline. wholeViewOK says the pipeline may be the whole
 // view without it escaping: it is bound to a variable, made dot by with,
 // or passed to a partial, all of which the checker follows.
-func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root, wholeViewOK bool) {
+func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root level, wholeViewOK bool) {
 	if p == nil {
 		return
 	}
 	isView := c.isView(&parse.PipeNode{Cmds: p.Cmds}, root)
-	// {{ $v := . }} makes $v another name for the view; binding it to
-	// anything else ends that.
 	for _, v := range p.Decl {
-		c.aliases[v.Ident[0]] = isView
+		c.bind(v.Ident[0], isView)
 	}
-	if isView && wholeViewOK {
+	if isView != notView && wholeViewOK {
 		return
 	}
 	for _, cmd := range p.Cmds {
 		name, calls := calledTemplate(cmd)
 		for i, a := range cmd.Args {
-			if calls && i == 2 && c.isView(&parse.PipeNode{Cmds: []*parse.CommandNode{{Args: cmd.Args[2:3]}}}, root) {
+			if calls && i == 2 && c.isView(&parse.PipeNode{Cmds: []*parse.CommandNode{{Args: cmd.Args[2:3]}}}, root) != notView {
 				continue // include "x" . — followed by call below
 			}
 			c.arg(tree, a, root)
@@ -179,23 +235,19 @@ func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root, wholeViewO
 	}
 }
 
-func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root bool) {
+func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root level) {
 	switch a := a.(type) {
 	case *parse.FieldNode:
-		if root {
-			// A chained field's position is its second element's.
-			c.field(tree, at(a.Pos, a.Ident, 1), a.Ident[0])
-			c.read(a.Ident)
-		}
+		// A chained field's position is its second element's.
+		c.read(tree, at(a.Pos, a.Ident, 1), a.Ident, root)
 	case *parse.DotNode:
-		c.escapes = c.escapes || root
+		c.escapes = c.escapes || root != notView
 	case *parse.VariableNode:
-		isViewVar := a.Ident[0] == "$" || c.aliases[a.Ident[0]]
+		l := c.variable(a.Ident[0])
 		switch {
-		case len(a.Ident) > 1 && isViewVar:
-			c.field(tree, at(a.Pos, a.Ident, 0), a.Ident[1])
-			c.read(a.Ident[1:])
-		case isViewVar:
+		case len(a.Ident) > 1:
+			c.read(tree, at(a.Pos, a.Ident, 0), a.Ident[1:], l)
+		case l != notView:
 			c.escapes = true
 		}
 	case *parse.ChainNode:
@@ -205,32 +257,37 @@ func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root bool) {
 	}
 }
 
-// isView reports whether a pipeline is the whole view: "." where dot is
-// the view, "$", or a variable bound to the view.
-func (c *tierChecker) isView(p *parse.PipeNode, root bool) bool {
+// isView says whether a pipeline is the whole view: "." where dot is the
+// view, "$", or a variable bound to the view.
+func (c *tierChecker) isView(p *parse.PipeNode, root level) level {
 	if p == nil || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
-		return false
+		return notView
 	}
 	switch a := p.Cmds[0].Args[0].(type) {
 	case *parse.DotNode:
 		return root
 	case *parse.VariableNode:
-		return len(a.Ident) == 1 && (a.Ident[0] == "$" || c.aliases[a.Ident[0]])
+		if len(a.Ident) == 1 {
+			return c.variable(a.Ident[0])
+		}
 	}
-	return false
+	return notView
 }
 
-// call follows a partial invoked with the whole view as its dot.
-func (c *tierChecker) call(name string, p *parse.PipeNode, root bool) {
-	if !c.isView(p, root) {
+// call follows a partial invoked with the (maybe) view as its dot, where
+// $ is that dot too.
+func (c *tierChecker) call(name string, p *parse.PipeNode, root level) {
+	l := c.isView(p, root)
+	key := fmt.Sprint(name, "\x00", l)
+	if l == notView || c.seen[key] {
 		return
 	}
-	if c.seen[name] {
-		return
-	}
-	c.seen[name] = true
+	c.seen[key] = true
 	if t := c.master.Lookup(name); t != nil && t.Tree != nil {
-		c.list(t.Tree, t.Tree.Root, true)
+		dollar := c.dollar
+		c.dollar = l
+		c.list(t.Tree, t.Tree.Root, l)
+		c.dollar = dollar
 	}
 }
 
