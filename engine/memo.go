@@ -487,12 +487,18 @@ func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, map[*pack.Layer]*layer
 		}
 		out[sec] = plan
 	}
+	return out, layerPlans(p, out), nil
+}
+
+// layerPlans returns the plan of every layer of p's harnesses, from its
+// sections' plans.
+func layerPlans(p *pack.Pack, sections map[*pack.Section]*sectionPlan) map[*pack.Layer]*layerPlan {
 	layers := map[*pack.Layer]*layerPlan{}
 	for _, h := range p.Harnesses {
 		for _, ly := range h.Layers {
 			lp := &layerPlan{}
 			for _, sec := range ly.Sections {
-				lp.slots = append(lp.slots, out[sec].slots...)
+				lp.slots = append(lp.slots, sections[sec].slots...)
 				if sec.Override != "" {
 					lp.overrides = append(lp.overrides, sec.Override)
 				}
@@ -503,7 +509,7 @@ func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, map[*pack.Layer]*layer
 			layers[ly] = lp
 		}
 	}
-	return out, layers, nil
+	return layers
 }
 
 // fieldSums is what one render knows of the key fields: each one's hash,

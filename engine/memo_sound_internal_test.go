@@ -258,7 +258,8 @@ func TestLongLivedMemoOverTurnSequences(t *testing.T) {
 }
 
 // The test above fails when a section's key leaves out a field it
-// reads: each field is taken out of each section's read set in turn, and
+// reads: each field is taken out of each section's read set (and so from
+// its layer's, unless another section reads it) in turn, and
 // a pair where that field alone changes the section must then come out
 // wrong. Fields no pair changes alone in a way the section shows are
 // listed, so that a shrinking corpus is seen.
@@ -314,10 +315,13 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 				unexercised = append(unexercised, id+" "+keyFields[slot].path)
 				continue
 			}
+			// The layers' keys are made from the sections' plans too.
 			kept := plan.slots
 			plan.slots = slices.DeleteFunc(slices.Clone(kept), func(s int) bool { return s == slot })
+			e.layerPlans = layerPlans(e.pack, e.plans)
 			bad := memoMismatches(t, e, fs, pairs[reveal:reveal+1], false)
 			plan.slots = kept
+			e.layerPlans = layerPlans(e.pack, e.plans)
 			assert.NotEmpty(t, bad, "%s without %s: %s goes unnoticed", id, keyFields[slot].path, pairs[reveal].name)
 			caught++
 		}
