@@ -25,8 +25,9 @@ import (
 // template can read, field by field, and a section's key is its id, the
 // harness, the mode and the hashes of the fields it reads (sectionKey).
 // A section whose whole dot escapes is keyed on every field of its view.
-// Stable and dynamic sections share the one bounded LRU; each layer's
-// stable-prefix sha256 is kept there too, under the keys of its stable
+// Stable and dynamic sections share the one bounded LRU. A joined layer
+// is kept there too, keyed on what all its sections read (layerKey), and
+// each layer's stable-prefix sha256 under the keys of its stable
 // sections.
 
 // Bounds of the memo: past either, the least recently used entry goes.
