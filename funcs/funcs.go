@@ -52,6 +52,7 @@ func New(b Budget) template.FuncMap {
 	}
 	addText(m, b)
 	addValues(m, b)
+	addDicts(m, b)
 	return m
 }
 

@@ -88,11 +88,8 @@ func quote(args ...any) string {
 // stringOf converts a value to a string the way sprig's list helpers do:
 // fmt's %v, but a []byte is its bytes.
 func stringOf(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case []byte:
-		return string(v)
+	if b, ok := v.([]byte); ok {
+		return string(b)
 	}
 	return fmt.Sprint(v)
 }

@@ -10,16 +10,12 @@ const ElementSize = 16
 // value recurses once per level.
 const MaxDepth = 64
 
-// weigh returns about the bytes v takes: a string's bytes, ElementSize
-// for each element of a list or map plus what the element holds, and 1
-// for anything else (numbers, and the structs and pointers only the
-// section data holds). deep reports nesting past MaxDepth.
-func weigh(v any) (n int, deep bool) {
-	return weighValue(reflect.ValueOf(v), 0)
-}
-
-// weighValue weighs v found depth levels down; at a negative depth it
-// does not look inside a list or map.
+// weighValue returns about the bytes v takes, found depth levels down:
+// a string's bytes, ElementSize for each element of a list or map plus
+// what the element holds, and 1 for anything else (numbers, and the
+// structs and pointers only the section data holds). deep reports
+// nesting past MaxDepth. At a negative depth it does not look inside a
+// list or map.
 func weighValue(v reflect.Value, depth int) (n int, deep bool) {
 	for v.Kind() == reflect.Interface && !v.IsNil() {
 		v = v.Elem()

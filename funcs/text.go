@@ -18,18 +18,13 @@ const maxIndent = 256
 // and the rest check theirs after, when it is at most a small multiple
 // of the arguments.
 func addText(m template.FuncMap, b Budget) {
-	// built checks and charges a string result, and hands it on.
-	built := func(fn, r string) string {
-		take(b, fn, len(r))
-		return r
-	}
 	unary := func(fn string, f func(string) string) func(string) string {
-		return func(s string) string { b.Charge(fn, len(s)); return built(fn, f(s)) }
+		return func(s string) string { b.Charge(fn, len(s)); return built(b, fn, f(s)) }
 	}
 	variadic := func(fn string, f func(...any) string) func(...any) string {
 		return func(args ...any) string {
 			take(b, fn, argsSize(args))
-			return built(fn, f(args...))
+			return built(b, fn, f(args...))
 		}
 	}
 	m["lower"] = unary("lower", strings.ToLower)
@@ -52,7 +47,7 @@ func addText(m template.FuncMap, b Budget) {
 		n := addSize(len(format), argsSize(args))
 		b.Want("printf", addSize(n, formatPadding(format)))
 		b.Charge("printf", n)
-		return built("printf", fmt.Sprintf(format, args...))
+		return built(b, "printf", fmt.Sprintf(format, args...))
 	}
 	m["repeat"] = func(count int, s string) string {
 		take(b, "repeat", mulSize(count, len(s)))
@@ -61,7 +56,7 @@ func addText(m template.FuncMap, b Budget) {
 	m["replace"] = func(old, new, s string) string {
 		b.Want("replace", addSize(len(s), mulSize(strings.Count(s, old), len(new)-len(old))))
 		b.Charge("replace", len(old)+len(new)+len(s))
-		return built("replace", strings.ReplaceAll(s, old, new))
+		return built(b, "replace", strings.ReplaceAll(s, old, new))
 	}
 	m["trunc"] = func(n int, s string) string {
 		b.Charge("trunc", len(s))
@@ -70,30 +65,8 @@ func addText(m template.FuncMap, b Budget) {
 		}
 		return s[:min(n, len(s))]
 	}
-	// indent prefixes every line holding something other than white
-	// space with width spaces. Blank lines (empty or white space only)
-	// come out empty, so the result never gains trailing white space.
-	// nindent puts a newline in front, for use after a key on the same
-	// line.
-	indenter := func(fn, prefix string) func(int, string) (string, error) {
-		return func(width int, s string) (string, error) {
-			b.Want(fn, addSize(len(s)+1, mulSize(width, strings.Count(s, "\n")+1)))
-			b.Charge(fn, len(s))
-			if width < 0 || width > maxIndent {
-				return "", fmt.Errorf("indent width %d out of range [0, %d]", width, maxIndent)
-			}
-			lines := strings.Split(s, "\n")
-			for i, line := range lines {
-				lines[i] = ""
-				if strings.TrimSpace(line) != "" {
-					lines[i] = strings.Repeat(" ", width) + line
-				}
-			}
-			return built(fn, prefix+strings.Join(lines, "\n")), nil
-		}
-	}
-	m["indent"] = indenter("indent", "")
-	m["nindent"] = indenter("nindent", "\n")
+	m["indent"] = indenter(b, "indent", "")
+	m["nindent"] = indenter(b, "nindent", "\n")
 	// tokens estimates a token count as ceil(n/4), where n is the number
 	// of code points in a string (an invalid UTF-8 byte counts as one) or
 	// a character count given as an integer.
@@ -112,6 +85,35 @@ func addText(m template.FuncMap, b Budget) {
 			return 0, fmt.Errorf("tokens: negative character count %d", n)
 		}
 		return n/4 + min(n%4, 1), nil
+	}
+}
+
+// built checks and charges a string result, and hands it on.
+func built(b Budget, fn, r string) string {
+	take(b, fn, len(r))
+	return r
+}
+
+// indenter returns indent (or, with prefix "\n", nindent): it prefixes
+// every line holding something other than white space with width spaces.
+// Blank lines (empty or white space only) come out empty, so the result
+// never gains trailing white space. nindent puts a newline in front, for
+// use after a key on the same line.
+func indenter(b Budget, fn, prefix string) func(int, string) (string, error) {
+	return func(width int, s string) (string, error) {
+		b.Want(fn, addSize(len(s)+1, mulSize(width, strings.Count(s, "\n")+1)))
+		b.Charge(fn, len(s))
+		if width < 0 || width > maxIndent {
+			return "", fmt.Errorf("indent width %d out of range [0, %d]", width, maxIndent)
+		}
+		lines := strings.Split(s, "\n")
+		for i, line := range lines {
+			lines[i] = ""
+			if strings.TrimSpace(line) != "" {
+				lines[i] = strings.Repeat(" ", width) + line
+			}
+		}
+		return built(b, fn, prefix+strings.Join(lines, "\n")), nil
 	}
 }
 

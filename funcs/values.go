@@ -11,21 +11,13 @@ import (
 	"unicode/utf8"
 )
 
-// addValues adds the list, dict and value functions to m. The builders
-// (list, append, dict, until, splitList, join, toJson) check the size and
-// nesting of what they make; the readers charge what they read.
+// addValues adds the functions that build values to m (list, append,
+// dict, until, splitList, join, toJson, has): the builders check the size
+// and nesting of what they make; has charges what it reads.
 func addValues(m template.FuncMap, b Budget) {
-	// built checks and charges a value a function made.
-	built := func(fn string, v any) {
-		n, deep := weigh(v)
-		if deep {
-			b.Deep(fn)
-		}
-		take(b, fn, n)
-	}
 	m["list"] = func(args ...any) []any {
 		l := append([]any{}, args...)
-		built("list", l)
+		builtValue(b, "list", l)
 		return l
 	}
 	m["append"] = func(list, v any) ([]any, error) {
@@ -34,7 +26,7 @@ func addValues(m template.FuncMap, b Budget) {
 			return nil, err
 		}
 		l = append(l, v)
-		built("append", l)
+		builtValue(b, "append", l)
 		return l, nil
 	}
 	m["dict"] = func(args ...any) map[string]any {
@@ -43,7 +35,7 @@ func addValues(m template.FuncMap, b Budget) {
 		for i := 0; i+1 < len(args); i += 2 {
 			d[stringOf(args[i])] = args[i+1]
 		}
-		built("dict", d)
+		builtValue(b, "dict", d)
 		return d
 	}
 	m["until"] = func(n int) []int {
@@ -73,7 +65,7 @@ func addValues(m template.FuncMap, b Budget) {
 		return strings.Join(strs, sep)
 	}
 	m["toJson"] = func(v any) (string, error) {
-		built("toJson", v)
+		builtValue(b, "toJson", v)
 		out, err := json.Marshal(v)
 		take(b, "toJson", len(out))
 		return string(out), err
@@ -81,10 +73,15 @@ func addValues(m template.FuncMap, b Budget) {
 	m["has"] = func(needle, list any) (bool, error) {
 		l, err := anyList("has", list)
 		// Each element may be compared with the whole needle.
-		w, _ := weigh(needle)
+		w, _ := weighValue(reflect.ValueOf(needle), 0)
 		b.Charge("has", mulSize(len(l), ElementSize+w))
 		return slices.ContainsFunc(l, func(e any) bool { return reflect.DeepEqual(needle, e) }), err
 	}
+}
+
+// addDicts adds the functions that read dicts and single values to m;
+// each charges what it reads.
+func addDicts(m template.FuncMap, b Budget) {
 	// keys returns the keys of all dicts, sorted; a key in several dicts
 	// appears once per dict (as in sprig, which returns them in random
 	// order).
@@ -138,6 +135,15 @@ func addValues(m template.FuncMap, b Budget) {
 	m["empty"] = empty
 	m["required"] = required
 	m["fail"] = func(message string) (string, error) { return "", &FailError{Message: message} }
+}
+
+// builtValue checks and charges a value a function made.
+func builtValue(b Budget, fn string, v any) {
+	n, deep := weighValue(reflect.ValueOf(v), 0)
+	if deep {
+		b.Deep(fn)
+	}
+	take(b, fn, n)
 }
 
 // anyList is a list's elements; nil is an empty list.
