@@ -47,6 +47,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/meter"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/watch"
@@ -58,9 +59,9 @@ type Engine struct {
 	master     *template.Template
 	pool       sync.Pool // *renderSet
 	opts       options
-	outlines   map[string]*Outline // by harness name
-	snap       *snapshot           // cache 1: what was read from workspaces
-	memo       *memo               // cache 2: rendered sections
+	outlines   map[string]*Outline    // by harness name
+	snap       *snapshot              // cache 1: what was read from workspaces
+	memo       *memo.Cache[memoValue] // cache 2: rendered sections and layers
 	plans      map[*pack.Section]*sectionPlan
 	layerPlans map[*pack.Layer]*layerPlan
 
@@ -144,10 +145,10 @@ type renderSet struct {
 	t     *template.Template
 	meter *meter.Meter // bounds every execution; writes into buf
 	buf   bytes.Buffer // one section's output; reused so its capacity carries over
-	key   keyEncoder   // memo-key encoder, reused likewise
+	key   memo.Encoder // memo-key encoder, reused likewise
 	sums  fieldSums    // the key fields' hashes in this render
 	parts []string     // a layer's section texts, reused likewise
-	keys  []memoKey    // a layer's section keys, reused likewise
+	keys  []memo.Key   // a layer's section keys, reused likewise
 	// outcomes are a layer's section outcomes, reused likewise.
 	outcomes []sectionOutcome
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 )
 
@@ -165,14 +166,14 @@ func mutations() []mutation {
 
 // sums computes every key field's hash for r and d as a render would:
 // the skills key stands for the skills view.
-func sums(r *Request, d *derived) []memoKey {
-	var k keyEncoder
+func sums(r *Request, d *derived) []memo.Key {
+	var k memo.Encoder
 	d.skillsKey = catalogKey(&k, &d.Skills)
-	out := make([]memoKey, len(keyFields))
+	out := make([]memo.Key, len(keyFields))
 	for i, f := range keyFields {
-		k.reset()
+		k.Reset()
 		f.write(&k, r, d)
-		out[i] = k.sum()
+		out[i] = k.Sum()
 	}
 	return out
 }
@@ -236,8 +237,8 @@ func TestSectionKeysFollowTheirReadSets(t *testing.T) {
 	require.NoError(t, err)
 	ms := mutations()
 	set := e.newRenderSet()
-	key := func(sec sectionPlanned, r *Request, d *derived) memoKey {
-		d.skillsKey = catalogKey(&keyEncoder{}, &d.Skills)
+	key := func(sec sectionPlanned, r *Request, d *derived) memo.Key {
+		d.skillsKey = catalogKey(&memo.Encoder{}, &d.Skills)
 		set.sums.have = 0
 		st := &renderState{e: e, set: set, req: r, d: *d}
 		return st.sectionKey(sec.sec, sec.plan.slots)
@@ -286,7 +287,7 @@ func TestLayerKeysFollowTheirSections(t *testing.T) {
 	require.NoError(t, err)
 	set := e.newRenderSet()
 	state := func(r *Request, d *derived, overrides map[string]string) *renderState {
-		d.skillsKey = catalogKey(&keyEncoder{}, &d.Skills)
+		d.skillsKey = catalogKey(&memo.Encoder{}, &d.Skills)
 		set.sums.have = 0
 		return &renderState{e: e, set: set, req: r, d: *d, contrib: merged{overrides: overrides}}
 	}
@@ -296,7 +297,7 @@ func TestLayerKeysFollowTheirSections(t *testing.T) {
 			r0, d0 := populated()
 			r0.Harness = name
 			base := state(r0, d0, nil).layerKey(ly)
-			var sections0 []memoKey
+			var sections0 []memo.Key
 			for _, sec := range ly.Sections {
 				sections0 = append(sections0, state(r0, d0, nil).sectionKey(sec, e.plans[sec].slots))
 			}
@@ -315,30 +316,4 @@ func TestLayerKeysFollowTheirSections(t *testing.T) {
 			}
 		}
 	}
-}
-
-// The memo holds at most memoEntries entries and about memoBytes bytes,
-// dropping the least recently used first.
-func TestMemoIsBounded(t *testing.T) {
-	m := newMemo()
-	for i := range memoEntries + 10 {
-		m.put(memoKey{uint64(i)}, memoValue{sha256: "x"})
-	}
-	assert.Equal(t, memoEntries, m.lru.Len())
-	_, ok := m.get(memoKey{0})
-	assert.False(t, ok, "the oldest entry is dropped")
-	_, ok = m.get(memoKey{memoEntries + 9})
-	assert.True(t, ok)
-
-	m = newMemo()
-	big := strings.Repeat("x", memoBytes/4)
-	for i := range 8 {
-		m.put(memoKey{uint64(i)}, memoValue{outcome: sectionOutcome{out: big}})
-		m.get(memoKey{0}) // keep the first in use
-	}
-	assert.LessOrEqual(t, m.bytes, memoBytes)
-	_, ok = m.get(memoKey{0})
-	assert.True(t, ok, "the entry in use stays")
-	_, ok = m.get(memoKey{1})
-	assert.False(t, ok, "the least recently used goes")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/tidy"
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
@@ -345,7 +346,7 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 		return Layer{}, &Error{Phase: PhaseExec, Err: err}
 	}
 	layerKey := st.layerKey(ly)
-	if v, ok := st.e.memo.get(layerKey); ok {
+	if v, ok := st.e.memo.Get(layerKey); ok {
 		if err := set.meter.Kept(v.kept); err != nil {
 			return Layer{}, &Error{Phase: PhaseExec, Err: err}
 		}
@@ -403,51 +404,51 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 		}
 	}
 	st.omitted = append(st.omitted, omitted...)
-	shaKey := set.key.ofKeys("sha256", ly.Name, keys[:nStable])
-	cached, _ := st.e.memo.get(shaKey)
+	shaKey := set.key.Keys("sha256", ly.Name, keys[:nStable])
+	cached, _ := st.e.memo.Get(shaKey)
 	l := assemble(ly.Name, boundary, parts[:nStableParts], parts[nStableParts:], infos, cached.sha256)
 	if cached.sha256 == "" {
-		st.e.memo.put(shaKey, memoValue{sha256: l.StableSHA256})
+		st.e.memo.Put(shaKey, memoValue{sha256: l.StableSHA256})
 	}
 	layer := l
 	layer.Sections = slices.Clone(l.Sections)
-	st.e.memo.put(layerKey, memoValue{layer: &layer, omitted: omitted, kept: kept})
+	st.e.memo.Put(layerKey, memoValue{layer: &layer, omitted: omitted, kept: kept})
 	return l, nil
 }
 
 // key returns the key a section's outcome is known by, and the outcome
 // itself when no template need run for it: omitted for the mode, or a
 // provider's override. Otherwise the outcome is pending: see run.
-func (st *renderState) key(sec *pack.Section) (memoKey, sectionOutcome) {
+func (st *renderState) key(sec *pack.Section) (memo.Key, sectionOutcome) {
 	req, k := st.req, &st.set.key
-	k.reset()
-	k.string("section")
-	k.string(sec.ID)
-	k.string(string(req.Mode))
+	k.Reset()
+	k.String("section")
+	k.String(sec.ID)
+	k.String(string(req.Mode))
 	switch {
 	case !sec.HasMode(req.Mode):
-		return k.sum(), sectionOutcome{reason: OmitMode}
+		return k.Sum(), sectionOutcome{reason: OmitMode}
 	case req.Mode == ModeNone && sec.ID != st.e.pack.Manifest.IdentitySection:
-		return k.sum(), sectionOutcome{reason: OmitNone}
+		return k.Sum(), sectionOutcome{reason: OmitNone}
 	}
 	if text, ok := st.contrib.overrides[sec.Override]; ok && sec.Override != "" {
-		k.string(text)
-		return k.sum(), st.finish("", nil, sectionOutcome{out: text, overridden: true})
+		k.String(text)
+		return k.Sum(), st.finish("", nil, sectionOutcome{out: text, overridden: true})
 	}
 	return st.sectionKey(sec, st.e.plans[sec].slots), sectionOutcome{pending: true}
 }
 
 // run returns a section's template output: from the memo under its key,
 // or executed and then kept there.
-func (st *renderState) run(sec *pack.Section, key memoKey) (sectionOutcome, error) {
-	if v, ok := st.e.memo.get(key); ok {
+func (st *renderState) run(sec *pack.Section, key memo.Key) (sectionOutcome, error) {
+	if v, ok := st.e.memo.Get(key); ok {
 		return v.outcome, nil
 	}
 	o, err := st.execSection(sec, st.e.plans[sec])
 	if err != nil {
 		return sectionOutcome{}, err
 	}
-	st.e.memo.put(key, memoValue{outcome: o})
+	st.e.memo.Put(key, memoValue{outcome: o})
 	return o, nil
 }
 

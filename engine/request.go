@@ -13,6 +13,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 	"github.com/sysprompt/sysprompt/engine/internal/tidy"
@@ -487,7 +488,7 @@ type derived struct {
 	BootstrapMode string `tier:"stable"`
 
 	tools     view.ToolList `tier:"-"` // the Tools view field (a request field in another type)
-	skillsKey memoKey       `tier:"-"` // stands for Skills in memo keys
+	skillsKey memo.Key      `tier:"-"` // stands for Skills in memo keys
 }
 
 var (

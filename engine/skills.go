@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/engine/view"
@@ -28,7 +29,7 @@ type sessionSkills struct {
 	catalog skills.Catalog
 	size    CatalogSize
 	view    view.SkillsView
-	key     memoKey
+	key     memo.Key
 }
 
 // CatalogSize is what the skills catalog costs, measured with the pack's

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/watch"
 	"github.com/sysprompt/sysprompt/vfs"
 )
@@ -135,13 +136,13 @@ func racy(id vfs.FileID, now time.Time) bool {
 // skillsPolicyKey encodes the settings a catalog is built from, beyond
 // the engine's own config and host: a session's catalog is reused only
 // while they are the same. The bytes are k's, valid until its next use.
-func skillsPolicyKey(k *keyEncoder, s *config.Settings) []byte {
-	k.reset()
-	k.allowlist(s.SkillsAllowlist)
-	sortedMap(k, s.Plugins, k.bool)
-	k.int(s.MaxSkillsPromptChars)
-	k.int(s.MaxSkillsInPrompt)
-	return k.buf
+func skillsPolicyKey(k *memo.Encoder, s *config.Settings) []byte {
+	k.Reset()
+	k.Allowlist(s.SkillsAllowlist)
+	memo.SortedMap(k, s.Plugins, k.Bool)
+	k.Int(s.MaxSkillsPromptChars)
+	k.Int(s.MaxSkillsInPrompt)
+	return k.Bytes()
 }
 
 // skillsFor returns the session's catalog, building it with build when the
