@@ -107,6 +107,11 @@ func TestBuildersAskFirst(t *testing.T) {
 		{`{{ repeat 10000000000 "x" }}`, "repeat", 10000000000},
 		{`{{ until 100000000 }}`, "until", 1600000000},
 		{`{{ printf "%999999d%999999d" 1 2 }}`, "printf", 2000000 + 14 + 2},
+		// A width pads every element of a list, and a '*' takes its argument.
+		{`{{ printf "%1000000d" (until 300) }}`, "printf", 300*1000000 + 9 + 300*ElementSize},
+		{`{{ printf "%*d" 1000000 (until 600) }}`, "printf", 600*1000000 + 3 + 1 + 600*ElementSize},
+		{`{{ printf "%[2]*[1]d" (until 3) 5 }}`, "printf", 3*5 + 9 + 3*ElementSize + 1},
+		{`{{ printf "%5.3f|%%|%d" (list 1.0 2.0) 7 }}`, "printf", 2*8 + 11 + 2*ElementSize + 1},
 		{`{{ replace "a" "bbbb" "aaaa" }}`, "replace", 16},
 		{`{{ splitList "" "abc" }}`, "splitList", 3 + 3*ElementSize},
 		{`{{ join "--" (list "a" "b" "c") }}`, "join", 7},
@@ -123,6 +128,22 @@ func TestBuildersAskFirst(t *testing.T) {
 			assert.NoError(t, err, tc.src)
 		}
 		assert.Equal(t, tc.size, l.wanted[tc.fn], tc.src)
+	}
+}
+
+// printf's estimate is never below what fmt builds, whatever the widths,
+// precisions, argument indexes and values.
+func TestPrintfEstimateBoundsItsResult(t *testing.T) {
+	formats := []string{"%50d", "%-80v", "%*d", "%-*.*f", "%[2]*[1]d", "%38.30f %v", "% 60x", "%#90v", "%+v", "%60q", "%[3]50v %[1]30v", "%.*s", "%50%%30d", "%!", "%[x]50d", "%90"}
+	values := []any{7, -3, 2.5, "abc", []int{1, 2, 3}, []any{[]any{1, "x"}, map[string]any{"k": 1.5}}, map[string]any{"a": []any{1, 2}}, []byte("hey"), struct{ A, B int }{1, 2}, &struct{ S []string }{[]string{"a", "b"}}, nil}
+	for _, f := range formats {
+		for _, a := range values {
+			for _, args := range [][]any{{a}, {40, a}, {a, 30, a}, {30, 20, a, a}} {
+				l := &ledger{limit: 1 << 30, wanted: map[string]int{}}
+				out := New(l)["printf"].(func(string, ...any) string)(f, args...)
+				assert.LessOrEqual(t, len(out), l.wanted["printf"], "%q %#v", f, args)
+			}
+		}
 	}
 }
 
