@@ -68,7 +68,7 @@ func TestHostileTemplatesEndInABoundError(t *testing.T) {
 		{"a template calling a large one many times", `{{ template "many" }}`, `{{ define "many" }}` + strings.Repeat(`{{ template "leaf" }}`, 1000) + `{{ end }}{{ define "leaf" }}` + strings.Repeat(`{{ 1 }}`, 1000) + `{{ end }}`, engine.BoundSteps, ""},
 		{"comparing large strings in a loop", `{{ $a := repeat 1000000 "x" }}{{ $b := repeat 1000000 "x" }}{{ range until 60000 }}{{ if eq $a $b $b $b }}{{ end }}{{ end }}`, "", engine.BoundWork, "comparison"},
 		{"indexing with a large key", `{{ $k := repeat 1000000 "x" }}{{ $m := dict "a" 1 }}{{ range until 60000 }}{{ index $m $k }}{{ end }}`, "", engine.BoundWork, "comparison"},
-		{"splitting into a piece per byte", `{{ splitList "" (repeat 1000000 "x") }}`, "", engine.BoundValue, "splitList"},
+		{"splitting into a piece per byte", `{{ $s := repeat 1000000 "x" }}{{ splitList "" $s }}`, "", engine.BoundValue, "splitList"},
 		{"looking through a large list in a loop", `{{ $a := until 60000 }}{{ range until 60000 }}{{ if has -1 $a }}{{ end }}{{ end }}`, "", engine.BoundWork, "has"},
 		{"ranging over a large map again and again", `{{ $m := dict ` + largeDict(20000) + ` }}{{ range until 1000 }}{{ range $m }}{{ break }}{{ end }}{{ end }}`, "", engine.BoundWork, "range"},
 		{"range over an integer", `{{ $n := 100000000 }}{{ range $n }}{{ end }}`, "", engine.BoundSteps, ""},
@@ -85,6 +85,10 @@ func TestHostileTemplatesEndInABoundError(t *testing.T) {
 		{"a doubling list", `{{ $l := list 1 }}{{ range until 64 }}{{ $l = list $l $l }}{{ end }}{{ $l }}`, "", engine.BoundValue, "list"},
 		{"a deep list", `{{ $l := list }}{{ range until 1000 }}{{ $l = list $l }}{{ end }}{{ $l }}`, "", engine.BoundValueDepth, "list"},
 		{"printf widths", `{{ $f := repeat 100 "%999999d" }}{{ printf $f 1 }}`, "", engine.BoundValue, "printf"},
+		{"a printf width over every element of a list", `{{ $n := 300 }}{{ printf "%1000000d" (until $n) }}`, "", engine.BoundValue, "printf"},
+		{"a printf width from an argument", `{{ $n := 60000 }}{{ printf "%*d" 1000000 (until $n) }}`, "", engine.BoundValue, "printf"},
+		{"an error under nested ranges", strings.Repeat("{{range 1}}", 900) + `{{ fail "deep" }}` + strings.Repeat("{{end}}", 900), "", engine.BoundDepth, ""},
+		{"ranges in a recursion", `{{ template "r" }}`, `{{define "r"}}{{range 1}}{{range 1}}{{template "r"}}{{end}}{{end}}{{end}}`, engine.BoundDepth, ""},
 		{"replace", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "y" }}{{ replace "x" $r $s }}`, "", engine.BoundValue, "replace"},
 		{"replace the empty string", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "y" }}{{ replace "" $r $s }}`, "", engine.BoundValue, "replace"},
 		{"join", `{{ $s := repeat 100000 "x" }}{{ join $s (until 60000) }}`, "", engine.BoundValue, "join"},
@@ -128,6 +132,18 @@ func TestHostileTemplatesEndInABoundError(t *testing.T) {
 	t.Logf("worst case: %v; most allocated: %.1f MiB (%s)", worstTime.Round(time.Millisecond), mib(worstAlloc), worstName)
 }
 
+// A range left by break or continue, or run to its end, gives back the
+// level of nesting it took, so loops may run for as long as the steps
+// bound allows.
+func TestRangesGiveBackTheirNesting(t *testing.T) {
+	body := `{{ range until 500 }}{{ range 3 }}{{ break }}{{ end }}{{ range 3 }}{{ continue }}{{ end }}{{ range 0 }}{{ else }}{{ end }}{{ end }}ok`
+	e, err := engine.New(hostilePack(t, body, ""), engine.WithLimits(engine.Limits{Depth: 3}))
+	require.NoError(t, err)
+	res, err := e.Render(context.Background(), directRequest())
+	require.NoError(t, err)
+	assert.Contains(t, res.Layers[0].Dynamic, "ok")
+}
+
 // New (and so render lint) refuses calls whose constant arguments are
 // sure to pass a bound, at the call.
 func TestLintRefusesConstantsOverABound(t *testing.T) {
@@ -137,12 +153,14 @@ func TestLintRefusesConstantsOverABound(t *testing.T) {
 		{"\n{{ range until 100000000 }}{{ end }}", `sections/hostile.md.tmpl:6:10: section hostile: until: the result would take about 1600000000 bytes, over the value size bound of 1048576`},
 		{`{{ range 100000000 }}{{ end }}`, `sections/hostile.md.tmpl:5:10: section hostile: more than 500000 template nodes executed in one render, counting each call and each range iteration (the steps bound)`},
 		{`{{ printf "%999999d%999999d" 1 2 }}`, `sections/hostile.md.tmpl:5:4: section hostile: printf: the result would take about 2000016 bytes, over the value size bound of 1048576`},
+		{`{{ printf "%1000000d" (until 300) }}`, `sections/hostile.md.tmpl:5:4: section hostile: printf: the result would take about 300004809 bytes, over the value size bound of 1048576`},
+		{`{{ printf "%d" (until 100000000) }}`, `sections/hostile.md.tmpl:5:17: section hostile: until: the result would take about 1600000000 bytes, over the value size bound of 1048576`},
 	}
 	for _, tc := range cases {
 		_, err := engine.New(hostilePack(t, tc.body, ""))
 		assert.EqualError(t, err, tc.want, tc.body)
 	}
-	for _, ok := range []string{`{{ repeat 10 "x" }}`, `{{ range until 100 }}{{ end }}`, `{{ printf "%5d" 1 }}`, `{{ range 10 }}{{ end }}`} {
+	for _, ok := range []string{`{{ printf "%5d" (until 30) }}`, `{{ repeat 10 "x" }}`, `{{ range until 100 }}{{ end }}`, `{{ printf "%5d" 1 }}`, `{{ range 10 }}{{ end }}`} {
 		_, err := engine.New(hostilePack(t, ok, ""))
 		assert.NoError(t, err, ok)
 	}
@@ -218,16 +236,23 @@ func TestNewBoundsTheMarkerCheck(t *testing.T) {
 	assert.Equal(t, engine.BoundSectionOutput, le.Bound)
 }
 
-// A partial nested deep enough to overflow text/template's recursive
-// parser (a fatal error, not a panic) is refused by its size before it
-// is parsed.
-func TestDeeplyNestedPartialIsRefusedBeforeParsing(t *testing.T) {
-	const depth = 2_000_000
-	nested := strings.Repeat("{{if 1}}", depth) + strings.Repeat("{{end}}", depth)
-	_, err := engine.New(hostilePack(t, "x", nested))
-	require.Error(t, err)
-	assert.ErrorContains(t, err, "templates/hostile.tmpl")
-	assert.ErrorContains(t, err, "is larger than 1048576 bytes")
+// Control structures nested past the bound are refused before they are
+// parsed (text/template's parser recurses once per level: 55,000 levels
+// took it over a second, a few million overflow the stack), at the
+// action that passes it, in sections and partials alike.
+func TestDeeplyNestedTemplatesAreRefusedBeforeParsing(t *testing.T) {
+	nested := func(open string, depth int) string {
+		return strings.Repeat(open, depth) + strings.Repeat("{{end}}", depth)
+	}
+	_, err := engine.New(hostilePack(t, "x", "\n"+nested("{{- if 1}}", pack.MaxNesting+1)))
+	assert.EqualError(t, err, "templates/hostile.tmpl:2:10001: control structures nest more than 1000 deep")
+	_, err = engine.New(hostilePack(t, nested("{{range 1}}", 55_000)+"{{fail}}", ""))
+	assert.EqualError(t, err, "sections/hostile.md.tmpl:5:11001: control structures nest more than 1000 deep")
+	// else if and else with continue a structure; they do not open one.
+	for _, open := range []string{"{{if 0}}{{else if 1}}", "{{with 0}}{{else with 1}}"} {
+		_, err = engine.New(hostilePack(t, nested(open, pack.MaxNesting), ""))
+		assert.NoError(t, err)
+	}
 }
 
 // Every kind of file a pack is read from is refused one byte over the

@@ -25,7 +25,9 @@ import (
 // {{template}}, or that include may call, counts its size when it
 // starts. Any other template's size is counted in each of its callers,
 // once per call site, so it costs nothing at run time. Every range body
-// counts its size once per iteration, and the values the comparison and
+// counts its size once per iteration, and every range one level of
+// nesting while it runs: text/template unwinds an error through nested
+// ranges in time quadratic in their depth. The values the comparison and
 // indexing builtins are handed are charged.
 func Instrument(set *template.Template) {
 	g := newGraph(set)
@@ -33,6 +35,8 @@ func Instrument(set *template.Template) {
 		tree := g.trees[name]
 		Walk(tree.Root, func(n parse.Node) {
 			switch n := n.(type) {
+			case *parse.ListNode:
+				leaveRanges(tree, n)
 			case *parse.RangeNode:
 				n.List.Nodes = append([]parse.Node{call(tree, n.Position(), stepFunc, g.size(n.List))}, n.List.Nodes...)
 				n.Pipe.Cmds = append(n.Pipe.Cmds, command(tree, n.Pipe.Position(), rangedFunc))
@@ -50,6 +54,19 @@ func Instrument(set *template.Template) {
 				call(g.trees[name], pos, leaveFunc, size))
 		case !g.folded(name):
 			root.Nodes = append([]parse.Node{call(g.trees[name], pos, stepFunc, size)}, root.Nodes...)
+		}
+	}
+}
+
+// leaveRanges puts a leave after every range of list, which ends the
+// level of nesting the range's pipeline entered. A break or continue
+// ends inside the range; an error ends the whole execution, and with it
+// every level.
+func leaveRanges(tree *parse.Tree, list *parse.ListNode) {
+	for i := 0; i < len(list.Nodes); i++ {
+		if r, ok := list.Nodes[i].(*parse.RangeNode); ok {
+			list.Nodes = slices.Insert(list.Nodes, i+1, parse.Node(call(tree, r.Position(), leaveFunc, 0)))
+			i++
 		}
 	}
 }

@@ -30,9 +30,10 @@ type Limits struct {
 	// once per call and each range body once per iteration, whatever
 	// they write or call.
 	Steps int
-	// Depth is how deeply template calls may nest, counted only in
-	// the templates that can call themselves (through others, or through
-	// an include whose name is computed).
+	// Depth is how deeply template calls and range loops may nest
+	// together, calls counted only in the templates that can call
+	// themselves (through others, or through an include whose name is
+	// computed).
 	Depth int
 }
 
@@ -95,7 +96,7 @@ var limitMessages = map[Bound]string{
 	BoundSectionOutput: "output exceeds the section output bound of %[2]d bytes",
 	BoundPromptOutput:  "output exceeds the prompt output bound of %[2]d bytes for all sections together",
 	BoundSteps:         "more than %[2]d template nodes executed in one render, counting each call and each range iteration (the steps bound)",
-	BoundDepth:         "template calls nest more than %[2]d deep (the template depth bound)",
+	BoundDepth:         "template calls and range loops nest more than %[2]d deep (the template depth bound)",
 	BoundWork:          "%[1]s: function calls in one render handled more than %[2]d bytes (the work bound)",
 	BoundValueDepth:    "%[1]s: the result nests more than %[2]d levels deep (the value depth bound)",
 	BoundValue:         "%[1]s: the result would take about %[3]d bytes, over the value size bound of %[2]d",

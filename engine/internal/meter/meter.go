@@ -24,10 +24,10 @@ import (
 // pack is parsed with, so a pack cannot call them itself.
 const (
 	enterFunc  = "_sysprompt_enter"  // frames a template on a call cycle; takes its size
-	leaveFunc  = "_sysprompt_leave"  // ends that frame
+	leaveFunc  = "_sysprompt_leave"  // ends that frame, or a range
 	stepFunc   = "_sysprompt_step"   // starts a template or range body; takes its size
 	chargeFunc = "_sysprompt_charge" // passes a compared value on, charging its size
-	rangedFunc = "_sysprompt_ranged" // passes a ranged value on, charging a map's key sort
+	rangedFunc = "_sysprompt_ranged" // enters a range: passes its value on, charging a map's key sort
 )
 
 // ctxEvery is how many bytes of output pass between looks at the
@@ -178,13 +178,18 @@ func (m *Meter) step(n int) string {
 
 // enter counts a template of n nodes and one level of nesting.
 func (m *Meter) enter(n int) string {
-	if m.depth++; m.depth > m.limits.Depth {
-		panic(&LimitError{Bound: BoundDepth, Limit: m.limits.Depth})
-	}
+	m.nest()
 	return m.step(n)
 }
 
-// leave ends a frame. It takes the size enter took, unused, so that every
+// nest counts one level of nesting, a framed template or a range.
+func (m *Meter) nest() {
+	if m.depth++; m.depth > m.limits.Depth {
+		panic(&LimitError{Bound: BoundDepth, Limit: m.limits.Depth})
+	}
+}
+
+// leave ends a frame or a range. It takes the size enter took, unused, so that every
 // call Instrument adds has the one shape {{name n}}.
 func (m *Meter) leave(n int) string {
 	m.depth--
@@ -197,8 +202,10 @@ func (m *Meter) chargeValue(v reflect.Value) reflect.Value {
 	return v
 }
 
-// ranged charges a map's key sort and hands v on untouched.
+// ranged counts one level of nesting, charges a map's key sort and hands
+// v on untouched.
 func (m *Meter) ranged(v any) any {
+	m.nest()
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Map {
 		n := uint64(rv.Len())
 		m.Charge("range", int(min(n*funcs.ElementSize*uint64(bits.Len64(n)), 1<<40)))

@@ -40,25 +40,40 @@ func checkConstants(set *template.Template, p *Pack, limits meter.Limits) diag.E
 }
 
 // constantCall checks one command whose arguments after the function name
-// are all constants; a value piped in is taken to be one byte long.
+// are all constants, or constant calls in parentheses ({{ printf "%9d"
+// (until 300) }}); a value piped in is taken to be one byte long. A bound
+// met inside a parenthesized call is left to that call's own check.
 func constantCall(limits meter.Limits, cmd *parse.CommandNode) error {
-	if _, ok := cmd.Args[0].(*parse.IdentifierNode); !ok {
+	fn, ok := cmd.Args[0].(*parse.IdentifierNode)
+	if !ok || !constantArgs(cmd) {
 		return nil
 	}
+	err := meter.CheckCall(limits, cmd.String())
+	if le, ok := errors.AsType[*meter.LimitError](err); ok && (le.Func == "" || le.Func == fn.Ident) {
+		return err
+	}
+	return nil
+}
+
+// constantArgs reports whether every argument of cmd after the first is
+// a string, an integer, or a pipeline of calls with such arguments.
+func constantArgs(cmd *parse.CommandNode) bool {
 	for _, a := range cmd.Args[1:] {
 		switch a := a.(type) {
 		case *parse.NumberNode:
 			if !a.IsInt {
-				return nil
+				return false
 			}
 		case *parse.StringNode:
+		case *parse.PipeNode:
+			for _, c := range a.Cmds {
+				if _, ok := c.Args[0].(*parse.IdentifierNode); !ok || len(a.Decl) > 0 || !constantArgs(c) {
+					return false
+				}
+			}
 		default:
-			return nil
+			return false
 		}
 	}
-	err := meter.CheckCall(limits, cmd.String())
-	if _, ok := errors.AsType[*meter.LimitError](err); ok {
-		return err
-	}
-	return nil
+	return true
 }

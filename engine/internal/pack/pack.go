@@ -114,9 +114,43 @@ type Pack struct {
 
 // MaxFileBytes bounds every file read from a pack. The built-in pack's
 // largest file is a few KB; without a bound a hostile file costs memory
-// without end, and templates nested deep enough overflow the stack of
-// text/template's recursive parser, which no recover catches.
+// without end.
 const MaxFileBytes = 1 << 20
+
+// MaxNesting bounds how deeply a template's control structures (if,
+// range, with, block, define) nest. Real templates nest a few levels;
+// text/template's parser recurses once per level, so tens of thousands
+// take it seconds, and a few million overflow the stack, which no
+// recover catches.
+const MaxNesting = 1000
+
+// checkNesting refuses a template nesting past MaxNesting, before it is
+// parsed, at the action that passes the bound. It counts the actions
+// that open and end a structure, which only overcounts when a string
+// constant inside an action spells one.
+func checkNesting(file, text string) *diag.Error {
+	depth := 0
+	for i := 0; ; {
+		j := strings.Index(text[i:], "{{")
+		if j < 0 {
+			return nil
+		}
+		i += j + 2
+		rest := strings.TrimLeft(text[i:min(i+16, len(text))], "- \t\r\n")
+		switch rest[:len(rest)-len(strings.TrimLeft(rest, "abcdefghijklmnopqrstuvwxyz"))] {
+		case "if", "range", "with", "block", "define":
+			depth++
+		case "end":
+			depth--
+		}
+		if depth > MaxNesting {
+			line := strings.Count(text[:i], "\n") + 1
+			col := i - 1 - strings.LastIndexByte(text[:i-2], '\n') - 1
+			return &diag.Error{Phase: diag.PhaseParse, File: file, Line: line, Col: col,
+				Err: fmt.Errorf("control structures nest more than %d deep", MaxNesting)}
+		}
+	}
+}
 
 // readFile reads one file of the pack, refusing one over MaxFileBytes
 // without reading it all.
@@ -162,6 +196,9 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 			continue
 		}
 		sec, perr := parseSection(file, string(text))
+		if perr == nil {
+			perr = checkNesting(file, string(text))
+		}
 		if perr != nil {
 			errs = append(errs, perr)
 			p.broken[strings.TrimSuffix(name, sectionSuffix)] = true
@@ -205,6 +242,10 @@ func readPartials(fsys fs.FS) ([]partialFile, diag.ErrorList) {
 		text, err := readFile(fsys, p)
 		if err != nil {
 			errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: p, Err: err})
+			return nil
+		}
+		if err := checkNesting(p, string(text)); err != nil {
+			errs = append(errs, err)
 			return nil
 		}
 		out = append(out, partialFile{file: p, text: strings.ReplaceAll(string(text), "\r\n", "\n")})
