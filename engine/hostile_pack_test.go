@@ -85,6 +85,7 @@ func TestHostileTemplatesEndInABoundError(t *testing.T) {
 		{"a doubling list", `{{ $l := list 1 }}{{ range until 64 }}{{ $l = list $l $l }}{{ end }}{{ $l }}`, "", engine.BoundValue, "list"},
 		{"a deep list", `{{ $l := list }}{{ range until 1000 }}{{ $l = list $l }}{{ end }}{{ $l }}`, "", engine.BoundValueDepth, "list"},
 		{"printf widths", `{{ $f := repeat 100 "%999999d" }}{{ printf $f 1 }}`, "", engine.BoundValue, "printf"},
+		{"escaping a large list many times", `{{ $s := repeat 1000000 "<" }}{{ $l := list $s }}{{ html` + strings.Repeat(" $l", 200) + ` }}`, "", engine.BoundValue, "html"},
 		{"a printf width over every element of a list", `{{ $n := 300 }}{{ printf "%1000000d" (until $n) }}`, "", engine.BoundValue, "printf"},
 		{"a printf width from an argument", `{{ $n := 60000 }}{{ printf "%*d" 1000000 (until $n) }}`, "", engine.BoundValue, "printf"},
 		{"an error under nested ranges", strings.Repeat("{{range 1}}", 900) + `{{ fail "deep" }}` + strings.Repeat("{{end}}", 900), "", engine.BoundDepth, ""},
@@ -153,7 +154,7 @@ func TestLintRefusesConstantsOverABound(t *testing.T) {
 		{"\n{{ range until 100000000 }}{{ end }}", `sections/hostile.md.tmpl:6:10: section hostile: until: the result would take about 1600000000 bytes, over the value size bound of 1048576`},
 		{`{{ range 100000000 }}{{ end }}`, `sections/hostile.md.tmpl:5:10: section hostile: more than 500000 template nodes executed in one render, counting each call and each range iteration (the steps bound)`},
 		{`{{ printf "%999999d%999999d" 1 2 }}`, `sections/hostile.md.tmpl:5:4: section hostile: printf: the result would take about 2000016 bytes, over the value size bound of 1048576`},
-		{`{{ printf "%1000000d" (until 300) }}`, `sections/hostile.md.tmpl:5:4: section hostile: printf: the result would take about 300004809 bytes, over the value size bound of 1048576`},
+		{`{{ printf "%1000000d" (until 300) }}`, `sections/hostile.md.tmpl:5:4: section hostile: printf: the result would take about 300005109 bytes, over the value size bound of 1048576`},
 		{`{{ printf "%d" (until 100000000) }}`, `sections/hostile.md.tmpl:5:17: section hostile: until: the result would take about 1600000000 bytes, over the value size bound of 1048576`},
 	}
 	for _, tc := range cases {

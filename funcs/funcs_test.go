@@ -108,15 +108,18 @@ func TestBuildersAskFirst(t *testing.T) {
 		{`{{ until 100000000 }}`, "until", 1600000000},
 		{`{{ printf "%999999d%999999d" 1 2 }}`, "printf", 2000000 + 14 + 2},
 		// A width pads every element of a list, and a '*' takes its argument.
-		{`{{ printf "%1000000d" (until 300) }}`, "printf", 300*1000000 + 9 + 300*ElementSize},
-		{`{{ printf "%*d" 1000000 (until 600) }}`, "printf", 600*1000000 + 3 + 1 + 600*ElementSize},
-		{`{{ printf "%[2]*[1]d" (until 3) 5 }}`, "printf", 3*5 + 9 + 3*ElementSize + 1},
-		{`{{ printf "%5.3f|%%|%d" (list 1.0 2.0) 7 }}`, "printf", 2*8 + 11 + 2*ElementSize + 1},
+		{`{{ printf "%1000000d" (until 300) }}`, "printf", 300*1000000 + 9 + 300*(ElementSize+1)},
+		{`{{ printf "%*d" 1000000 (until 600) }}`, "printf", 600*1000000 + 3 + 1 + 600*(ElementSize+1)},
+		{`{{ printf "%[2]*[1]d" (until 3) 5 }}`, "printf", 3*5 + 9 + 3*(ElementSize+1) + 1},
+		{`{{ printf "%5.3f|%%|%d" (list 1.0 2.0) 7 }}`, "printf", 2*8 + 11 + 2*(ElementSize+1) + 1},
 		{`{{ replace "a" "bbbb" "aaaa" }}`, "replace", 16},
 		{`{{ splitList "" "abc" }}`, "splitList", 3 + 3*ElementSize},
 		{`{{ join "--" (list "a" "b" "c") }}`, "join", 7},
 		{`{{ indent 10 "a\nb" }}`, "indent", 3 + 1 + 20},
 		{`{{ print "ab" "cd" }}`, "print", 4},
+		// Printing a list prints what it holds.
+		{`{{ $l := list (repeat 1000 "x") }}{{ print $l $l }}`, "print", 2 * (ElementSize + 1000)},
+		{`{{ html "<" (list "<<") }}`, "html", 5 * (1 + ElementSize + 2)},
 		{`{{ list "ab" (list 1) }}`, "list", 2*ElementSize + 2 + ElementSize + 1},
 	} {
 		l := &ledger{limit: 1 << 20, wanted: map[string]int{}}
@@ -143,6 +146,20 @@ func TestPrintfEstimateBoundsItsResult(t *testing.T) {
 				out := New(l)["printf"].(func(string, ...any) string)(f, args...)
 				assert.LessOrEqual(t, len(out), l.wanted["printf"], "%q %#v", f, args)
 			}
+		}
+	}
+}
+
+// The printing functions' estimates are never below what they build,
+// escaping included.
+func TestPrintEstimatesBoundTheirResults(t *testing.T) {
+	hostile := "<>&\"'\x00\u2028\xff é\n\t=?"
+	values := []any{hostile, []any{hostile, 1.5e300, -9223372036854775807}, map[string]any{hostile: []string{hostile}}, 7, nil}
+	for _, fn := range []string{"print", "println", "html", "js", "urlquery", "quote"} {
+		for _, v := range values {
+			l := &ledger{limit: 1 << 30, wanted: map[string]int{}}
+			out := New(l)[fn].(func(...any) string)(v, v)
+			assert.LessOrEqual(t, len(out), l.wanted[fn], "%s %#v", fn, v)
 		}
 	}
 }

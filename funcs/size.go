@@ -62,11 +62,13 @@ func Shallow(v reflect.Value) int {
 	return n
 }
 
-// argsSize is the shallow size of a call's arguments.
+// argsSize is the size of a call's arguments with everything their lists
+// and maps hold: what printing them reads, and about what it writes.
 func argsSize(args []any) int {
 	n := 0
 	for _, a := range args {
-		n = addSize(n, Shallow(reflect.ValueOf(a)))
+		w, _ := weighValue(reflect.ValueOf(a), 0)
+		n = addSize(n, w)
 	}
 	return n
 }

@@ -22,9 +22,13 @@ func addText(m template.FuncMap, b Budget) {
 	unary := func(fn string, f func(string) string) func(string) string {
 		return func(s string) string { b.Charge(fn, len(s)); return built(b, fn, f(s)) }
 	}
-	variadic := func(fn string, f func(...any) string) func(...any) string {
+	// variadic prints its arguments and escapes the text, each byte into
+	// at most grow bytes.
+	variadic := func(fn string, grow int, f func(...any) string) func(...any) string {
 		return func(args ...any) string {
-			take(b, fn, argsSize(args))
+			n := argsSize(args)
+			b.Want(fn, mulSize(n, grow))
+			b.Charge(fn, n)
 			return built(b, fn, f(args...))
 		}
 	}
@@ -38,12 +42,12 @@ func addText(m template.FuncMap, b Budget) {
 	m["hasSuffix"] = subjectLast(b, "hasSuffix", strings.HasSuffix)
 	m["trimPrefix"] = subjectLast(b, "trimPrefix", strings.TrimPrefix)
 	m["trimSuffix"] = subjectLast(b, "trimSuffix", strings.TrimSuffix)
-	m["print"] = variadic("print", fmt.Sprint)
-	m["println"] = variadic("println", fmt.Sprintln)
-	m["html"] = variadic("html", template.HTMLEscaper)
-	m["js"] = variadic("js", template.JSEscaper)
-	m["urlquery"] = variadic("urlquery", template.URLQueryEscaper)
-	m["quote"] = variadic("quote", quote)
+	m["print"] = variadic("print", 1, fmt.Sprint)
+	m["println"] = variadic("println", 1, fmt.Sprintln)
+	m["html"] = variadic("html", len("&#34;"), template.HTMLEscaper)
+	m["js"] = variadic("js", len(`\u003C`), template.JSEscaper)
+	m["urlquery"] = variadic("urlquery", len("%3C"), template.URLQueryEscaper)
+	m["quote"] = variadic("quote", len(`\x00`), quote)
 	m["printf"] = func(format string, args ...any) string {
 		n := addSize(len(format), argsSize(args))
 		b.Want("printf", addSize(n, formatPadding(format, args)))
