@@ -3,7 +3,9 @@ package engine
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"path"
 	"path/filepath"
 	"strings"
@@ -30,6 +32,16 @@ type sessionSkills struct {
 	size    CatalogSize
 	view    view.SkillsView
 	key     memo.Key
+}
+
+// size is about the bytes a built catalog holds: its JSON encoding stands
+// for the skills' strings, which are nearly all of it.
+func (s sessionSkills) bytes() int {
+	j, err := json.Marshal(s.catalog)
+	if err != nil {
+		return math.MaxInt32 // not kept
+	}
+	return len(j) + len(s.size.Text) + len(s.view.Catalog) + 8*len(s.size.Blocks)
 }
 
 // CatalogSize is what the skills catalog costs, measured with the pack's
@@ -201,8 +213,8 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || !e.hasSkillRoots(ws) {
 		return sessionSkills{key: catalogKey(&set.key, &view.SkillsView{})}, nil
 	}
-	session := sessionID{req.Session.Key, req.Session.ID}
-	return e.snap.skillsFor(session, s.Workspace, skillsPolicyKey(&set.key, s), req.Session.Reset, func() (sessionSkills, error) {
+	session, from := sessionKeys(&set.key, req.Session, s)
+	return e.snap.skillsFor(session, from, req.Session.Reset, func() (sessionSkills, error) {
 		cat, err := e.discoverSkills(ctx, set, s, ws)
 		if err != nil {
 			return sessionSkills{}, err

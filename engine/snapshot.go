@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,21 +33,21 @@ import (
 //     was built with, and, for an Engine made WithSkillsWatch, when a
 //     skills folder on disk changes.
 
-// Bounds of the snapshot: past them the texts are dropped, or the least
-// recently used session.
+// Bounds of the snapshot, in entries and in bytes (what a text or a
+// catalog holds; keys are hashes): past them the least recently used
+// entries are dropped.
 const (
-	maxSnapshotTexts  = 1024
-	maxSnapshotBytes  = 64 << 20
-	maxSkillsSessions = 256
-	racyWindow        = 2 * time.Second
+	maxSnapshotTexts   = 1024
+	maxSnapshotBytes   = 64 << 20
+	maxSkillsSessions  = 256
+	maxSkillsBytes     = 32 << 20
+	snapshotEntryBytes = 256 // what an entry costs besides what it holds
+	racyWindow         = 2 * time.Second
 )
 
 type snapshot struct {
-	mu       sync.Mutex
-	texts    map[textKey]bootstrap.Text
-	bytes    int // held by texts
-	sessions map[sessionID]*skillsSession
-	clock    uint64 // orders sessions by last use
+	texts    *memo.Cache[bootstrap.Text] // by workspace root, file name and what was kept
+	sessions *memo.Cache[*skillsSession] // by session key and id
 
 	// changed counts skills-change notifications; a session built before
 	// the latest one is stale.
@@ -56,35 +55,30 @@ type snapshot struct {
 	watch   *watch.Dirs // nil unless the Engine opted in
 }
 
-// textKey is one bootstrap read: the workspace root, the name and how
-// much of the file was kept.
-type textKey struct {
-	root, name string
-	keep       vfs.Keep
-}
-
-// sessionID names a session: the request's session key and id.
-type sessionID struct{ key, id string }
-
 // skillsSession is one session's skills catalog and what it was built from.
 type skillsSession struct {
-	roots   string // the workspace the roots were taken from
-	policy  string // the encoded skill settings the catalog was built for
-	changed uint64 // snapshot.changed when discovered
+	from    memo.Key // the workspace the roots were taken from, and the skill settings
+	changed uint64   // snapshot.changed when discovered
 	skills  sessionSkills
-	used    uint64
 }
 
 func newSnapshot() *snapshot {
-	return &snapshot{texts: map[textKey]bootstrap.Text{}, sessions: map[sessionID]*skillsSession{}}
+	return &snapshot{
+		texts: memo.New(maxSnapshotTexts, maxSnapshotBytes, func(t bootstrap.Text) int { return snapshotEntryBytes + t.Size() }),
+		sessions: memo.New(maxSkillsSessions, maxSkillsBytes, func(ss *skillsSession) int {
+			return snapshotEntryBytes + ss.skills.bytes()
+		}),
+	}
 }
 
-// reader puts the snapshot in front of ws for bootstrap.Load.
-func (s *snapshot) reader(ws *vfs.Workspace) textReader { return textReader{ws, s} }
+// reader puts the snapshot in front of ws for bootstrap.Load; k hashes
+// the snapshot's keys.
+func (s *snapshot) reader(ws *vfs.Workspace, k *memo.Encoder) textReader { return textReader{ws, s, k} }
 
 type textReader struct {
 	*vfs.Workspace
 	s *snapshot
+	k *memo.Encoder
 }
 
 // ReadPrepared returns the snapshot's text when the file's FileID is the
@@ -96,33 +90,24 @@ func (r textReader) ReadPrepared(name string, keep vfs.Keep) (bootstrap.Text, er
 	if err != nil {
 		return bootstrap.Text{}, err
 	}
-	key := textKey{r.Root(), name, keep}
-	r.s.mu.Lock()
-	t, ok := r.s.texts[key]
-	r.s.mu.Unlock()
-	if ok && t.ID() == id {
+	r.k.Reset()
+	r.k.String(r.Root())
+	r.k.String(name)
+	r.k.Int(keep.Whole)
+	r.k.Int(keep.Head)
+	r.k.Int(keep.Tail)
+	key := r.k.Sum()
+	if t, ok := r.s.texts.Get(key); ok && t.ID() == id {
 		return t, nil
 	}
 	raw, err := r.Workspace.ReadText(name, keep)
 	if err != nil {
 		return bootstrap.Text{}, err
 	}
-	t = bootstrap.Prepare(raw, r.Display(name))
-	if racy(raw.ID, time.Now()) {
-		return t, nil
+	t := bootstrap.Prepare(raw, r.Display(name))
+	if !racy(raw.ID, time.Now()) {
+		r.s.texts.Put(key, t)
 	}
-	size := t.Size()
-	r.s.mu.Lock()
-	if len(r.s.texts) >= maxSnapshotTexts || r.s.bytes+size > maxSnapshotBytes {
-		clear(r.s.texts) // simpler than an LRU; a workspace has a handful of files
-		r.s.bytes = 0
-	}
-	if old, ok := r.s.texts[key]; ok {
-		r.s.bytes -= old.Size()
-	}
-	r.s.bytes += size
-	r.s.texts[key] = t
-	r.s.mu.Unlock()
 	return t, nil
 }
 
@@ -133,50 +118,36 @@ func racy(id vfs.FileID, now time.Time) bool {
 	return now.UnixNano()-changed < int64(racyWindow)
 }
 
-// skillsPolicyKey encodes the settings a catalog is built from, beyond
-// the engine's own config and host: a session's catalog is reused only
-// while they are the same. The bytes are k's, valid until its next use.
-func skillsPolicyKey(k *memo.Encoder, s *config.Settings) []byte {
+// sessionKeys returns the key of the render's session (its key and id)
+// and of what its catalog is built from: the workspace its roots were
+// taken from and the settings, beyond the engine's own config and host,
+// the catalog depends on. A session's catalog is reused only while the
+// second is the same.
+func sessionKeys(k *memo.Encoder, session Session, s *config.Settings) (id, from memo.Key) {
 	k.Reset()
+	k.String(session.Key)
+	k.String(session.ID)
+	id = k.Sum()
+	k.Reset()
+	k.String(s.Workspace)
 	k.Allowlist(s.SkillsAllowlist)
 	memo.SortedMap(k, s.Plugins, k.Bool)
 	k.Int(s.MaxSkillsPromptChars)
 	k.Int(s.MaxSkillsInPrompt)
-	return k.Bytes()
+	return id, k.Sum()
 }
 
 // skillsFor returns the session's catalog, building it with build when the
-// session has none or its one is stale. policy is only compared, and
-// copied before build runs, so it may be a reused buffer.
-func (s *snapshot) skillsFor(session sessionID, roots string, policy []byte, refresh bool,
-	build func() (sessionSkills, error)) (sessionSkills, error) {
+// session has none or its one is stale.
+func (s *snapshot) skillsFor(session, from memo.Key, refresh bool, build func() (sessionSkills, error)) (sessionSkills, error) {
 	changed := s.changed.Load()
-	s.mu.Lock()
-	s.clock++
-	ss := s.sessions[session]
-	if ss != nil && !refresh && ss.roots == roots && ss.policy == string(policy) && ss.changed == changed {
-		ss.used = s.clock
-		s.mu.Unlock()
+	if ss, ok := s.sessions.Get(session); ok && !refresh && ss.from == from && ss.changed == changed {
 		return ss.skills, nil
 	}
-	s.mu.Unlock()
-
-	kept := string(policy)
 	built, err := build()
 	if err != nil {
 		return sessionSkills{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.sessions[session]; !ok && len(s.sessions) >= maxSkillsSessions {
-		var oldest *sessionID
-		for id, o := range s.sessions {
-			if oldest == nil || o.used < s.sessions[*oldest].used {
-				oldest = &id
-			}
-		}
-		delete(s.sessions, *oldest)
-	}
-	s.sessions[session] = &skillsSession{roots: roots, policy: kept, changed: changed, skills: built, used: s.clock}
+	s.sessions.Put(session, &skillsSession{from: from, changed: changed, skills: built})
 	return built, nil
 }

@@ -27,6 +27,9 @@ const serveSchemaVersion = report.SchemaVersion
 // held whole.
 const maxServeLine = engine.MaxRequestBytes
 
+// serveMemoryLimit is serve's soft memory limit when GOMEMLIMIT is unset.
+const serveMemoryLimit = 192 << 20
+
 // serveInput names stdin in the positions of errors.
 const serveInput = "<stdin>"
 
@@ -50,6 +53,13 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		// the heap grows to about 16 MB, and collections are a quarter as
 		// many, which takes about 50 µs off a turn (BenchmarkServe).
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		if os.Getenv("GOMEMLIMIT") == "" {
+			// The engine's caches hold up to about 130 MB of large
+			// entries; past that, collect as often as it takes, so a run
+			// of requests carrying megabyte strings cannot grow the heap
+			// fivefold.
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(serveMemoryLimit))
+		}
 	}
 	s, err := newServer(&c)
 	if err != nil {

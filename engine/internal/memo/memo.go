@@ -172,16 +172,19 @@ func (c *Cache[V]) Get(k Key) (V, bool) {
 	return el.Value.(*entry[V]).value, true
 }
 
-// Put keeps v under k, dropping the least recently used entries past
-// either bound.
+// Put keeps v under k, in place of any value k had, dropping the least
+// recently used entries past either bound.
 func (c *Cache[V]) Put(k Key, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[k]; ok {
+		e := el.Value.(*entry[V])
+		c.bytes -= c.size(e.value)
+		e.value = v
 		c.lru.MoveToFront(el)
-		return
+	} else {
+		c.items[k] = c.lru.PushFront(&entry[V]{key: k, value: v})
 	}
-	c.items[k] = c.lru.PushFront(&entry[V]{key: k, value: v})
 	c.bytes += c.size(v)
 	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
 		last := c.lru.Back()

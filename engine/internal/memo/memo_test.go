@@ -30,6 +30,14 @@ func TestCacheIsBounded(t *testing.T) {
 	assert.True(t, ok, "the entry in use stays")
 	_, ok = c.Get(Key{1})
 	assert.False(t, ok, "the least recently used goes")
+
+	// A new value under a key replaces the old one, and its size.
+	c = New(100, 1000, func(s string) int { return len(s) })
+	c.Put(Key{1}, big)
+	c.Put(Key{1}, "y")
+	v, _ := c.Get(Key{1})
+	assert.Equal(t, "y", v)
+	assert.Equal(t, 1, c.bytes)
 }
 
 // Different values of one type never encode alike: each is written with
