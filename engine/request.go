@@ -94,7 +94,7 @@ type Session struct {
 type Tool struct {
 	Name        string         `toml:"name" json:"name"`
 	Description string         `toml:"description" json:"description"`
-	Schema      map[string]any `toml:"schema" json:"schema"`
+	Schema      map[string]any `toml:"schema" json:"schema"` // a JSON request's numbers are json.Number, sent as written
 }
 
 // Channel is the messaging surface of the turn. The chat type is the

@@ -60,7 +60,7 @@ func (p *packFS) Open(name string) (fs.File, error) {
 		// Opening a named pipe blocks until someone writes to it, and a
 		// device can be read for ever: only regular files are opened.
 		if !userInfo.Mode().IsRegular() {
-			return nil, &NotRegularError{Path: name, Kind: kindName(userInfo.Mode())}
+			return nil, &NotRegularError{Path: name, Kind: KindName(userInfo.Mode())}
 		}
 		f, err := p.user.Open(name)
 		if err != nil {

@@ -49,7 +49,7 @@ func readRegular(f fs.File, name string, maxBytes int64) ([]byte, error) {
 	case info.IsDir():
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrIsDir}
 	case !info.Mode().IsRegular():
-		return nil, &NotRegularError{Path: name, Kind: kindName(info.Mode())}
+		return nil, &NotRegularError{Path: name, Kind: KindName(info.Mode())}
 	}
 	data, err := readAtMost(f, maxBytes, info.Size())
 	if err != nil {

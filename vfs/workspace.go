@@ -470,18 +470,23 @@ func (w *Workspace) checkType(name string, fi fs.FileInfo, dir bool) error {
 	case dir && fi.Mode().IsRegular():
 		return &fs.PathError{Op: "readdir", Path: w.Display(name), Err: syscall.ENOTDIR}
 	}
-	return &NotRegularError{Path: w.Display(name), Kind: kindName(fi.Mode())}
+	return &NotRegularError{Path: w.Display(name), Kind: KindName(fi.Mode())}
 }
 
-// kindName names a file type for a refusal.
-func kindName(m fs.FileMode) string {
+// KindName names a file type for a refusal: "named pipe", "socket",
+// "character device", "device", "directory", "symlink".
+func KindName(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "named pipe"
 	case m&fs.ModeSocket != 0:
 		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
 	case m&fs.ModeDevice != 0:
 		return "device"
+	case m.IsDir():
+		return "directory"
 	case m&fs.ModeSymlink != 0:
 		return "symlink"
 	}

@@ -47,13 +47,17 @@
 //	-message TEXT     anthropic, openai: add one user message to the body
 //	-boundary=false   leave the cache boundary marker out of text output (text only)
 //	-o FILE           write to FILE instead of stdout; nothing is written on failure,
-//	                  and a FILE without write permission is refused
+//	                  and a FILE without write permission is refused; only a regular
+//	                  file (a symlink's target) or a new name: a device, pipe, socket
+//	                  or directory is refused
 //	-tokenizer T      report and explain: estimate (ceil(chars/4), default), o200k or cl100k
 //
 // Exit status: 0 ok, 1 render or validation failure (or an internal error),
-// 2 usage error. Errors print one line first, "render: file:line:col:
-// message"; a pack with several problems prints one line for each. Errors
-// in a file of a -pack directory name it as DIR/sections/….
+// 2 usage error, or a Go runtime fatal error (with "fatal error:" and a
+// stack trace; no pack or request should reach one). Errors print one
+// line first, "render: file:line:col: message"; a pack with several
+// problems prints one line for each. Errors in a file of a -pack
+// directory name it as DIR/sections/….
 //
 // With no -workspace the render still works: workspace files are simply
 // not injected.

@@ -34,7 +34,7 @@ func TestOutputTargets(t *testing.T) {
 	require.NoError(t, os.Mkdir(p("outdir"), 0o755))
 	code, _, errOut = cli("-mode", "none", "-o", p("outdir"))
 	assert.Equal(t, 1, code)
-	assert.Equal(t, "render: -o "+p("outdir")+": is a directory\n", errOut)
+	assert.Equal(t, "render: -o "+p("outdir")+": not a regular file (directory); render writes only a regular file or a new name\n", errOut)
 	code, _, errOut = cli("-mode", "none", "-o", p("nodir/x.md"))
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "render: -o "+p("nodir/x.md")+": no such file or directory\n", errOut)

@@ -37,3 +37,26 @@ func TestPromptCacheKeyFollowsTheStablePrefix(t *testing.T) {
 	minimal, _ := openAIBody(t, "group.toml", "-mode", "minimal")
 	assert.NotEqual(t, group, minimal)
 }
+
+// Numbers in a JSON request's tool schema reach both bodies as written:
+// decoded as float64, 9007199254740993 came out as 9007199254740992,
+// 1.5e300 as 1.5e+300 and -0.0 as -0.
+func TestToolSchemaNumbersExact(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"request.json": `{"tools": [{"name": "pick", "schema":
+		{"type": "object", "properties": {"n": {"enum": [9007199254740993, 1.5e300, -0.0, 0.10]}}}}]}`})
+	want := []json.Number{"9007199254740993", "1.5e300", "-0.0", "0.10"}
+	for format, path := range map[string]string{"anthropic": "input_schema", "openai": "parameters"} {
+		res := runCLI("", "-request", dir+"/request.json", "-format", format, "-model", "m")
+		require.Equal(t, 0, res.code, res.stderr)
+		var body struct{ Tools []map[string]json.RawMessage }
+		require.NoError(t, json.Unmarshal([]byte(res.stdout), &body))
+		require.Len(t, body.Tools, 1)
+		var schema struct { // json.Number keeps the text as it is written
+			Properties struct {
+				N struct{ Enum []json.Number }
+			}
+		}
+		require.NoError(t, json.Unmarshal(body.Tools[0][path], &schema))
+		assert.Equal(t, want, schema.Properties.N.Enum, format)
+	}
+}

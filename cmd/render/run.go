@@ -631,36 +631,6 @@ func writeJSON(w io.Writer, res *engine.Result) error {
 	return encodeJSON(w, renderDocument(res))
 }
 
-// writeAtomic writes data to a temporary file beside name and renames it
-// into place, so a reader never sees a half-written prompt. A new file
-// gets the usual 0666 less the umask; a replaced one keeps its mode; a
-// symlink is followed, so the file it points to is the one replaced. A
-// file without any write permission is refused.
-func writeAtomic(name string, data []byte) error {
-	target := name
-	if resolved, err := filepath.EvalSymlinks(name); err == nil {
-		target = resolved
-	}
-	// The rename needs only the directory to be writable, so it would
-	// replace a file its owner made read-only, which a plain write would
-	// not; root is refused too, since the mode says the file is to be kept.
-	if info, err := os.Stat(target); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o222 == 0 {
-		what := "" // "-o out.md: is read-only", like "-o dir: is a directory"
-		if target != name {
-			what = "its target " + target + " "
-		}
-		return fmt.Errorf("-o %s: %sis read-only (mode %04o); not replacing it", name, what, info.Mode().Perm())
-	}
-	if err := vfs.WriteFileAtomic(afero.NewOsFs(), target, data, 0o666); err != nil {
-		var pe *iofs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // it names target; the user gave name
-		}
-		return fmt.Errorf("-o %s: %w", name, err)
-	}
-	return nil
-}
-
 func cmdLint(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("lint", stdout, stderr)
 	pack := fs.String("pack", "", "user pack `DIR` to validate (over the built-in pack)")

@@ -102,7 +102,10 @@ func serveErrorOf(err error) *serveError {
 // or until ctx ends (nil). One goroutine reads, answers and writes each
 // line in turn, with no hand-over between goroutines on the way; this
 // one only waits for it or for ctx, so that a signal ends serve while
-// stdin is still open. A panic is raised again here, where run recovers.
+// stdin is still open, or a render is stuck where no context reaches (a
+// read of a named pipe, say): the line in hand gets no reply, and only a
+// reply already being written is finished. A panic is raised again here,
+// where run recovers.
 func (s *server) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	type outcome struct {
 		err      error
@@ -124,7 +127,7 @@ func (s *server) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) e
 		}
 		return o.err
 	case <-ctx.Done():
-		s.mu.Lock() // waits for the line in hand, whose render ctx cancels
+		s.mu.Lock() // waits for a reply being written, not for a render
 		s.stopped = true
 		s.mu.Unlock()
 		return nil
@@ -156,11 +159,20 @@ func (s *server) answerLines(ctx context.Context, stdin io.Reader, stdout io.Wri
 // had not.
 func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (bool, error) {
 	s.mu.Lock()
+	stopped := s.stopped
+	s.busy = !stopped
+	s.mu.Unlock()
+	if stopped {
+		return false, nil
+	}
+	r := s.answer(ctx, in)
+	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.busy = false
 	if s.stopped {
 		return false, nil
 	}
-	return true, out.write(s.answer(ctx, in))
+	return true, out.write(r)
 }
 
 // answer renders one line's request, or says why it cannot.

@@ -25,8 +25,9 @@ type server struct {
 	err     error // why the changed sources do not build, until they do
 	stderr  io.Writer
 
-	mu      sync.Mutex // held while a line is answered
+	mu      sync.Mutex // held while a reply is written, and for the two below
 	stopped bool       // by a signal: answer no more lines
+	busy    bool       // a line is being answered: its render uses e and sources
 }
 
 // newServer builds the engine the flags describe, after starting to
@@ -86,7 +87,19 @@ func (s *server) rebuild() {
 	}
 }
 
+// close releases the engine and the sources' watch, unless a render a
+// signal left behind still uses them: the process is about to exit, and
+// only the marks' folder would outlive it.
 func (s *server) close() {
+	s.mu.Lock()
+	busy := s.busy
+	s.mu.Unlock()
+	if busy {
+		if s.sources != nil {
+			os.RemoveAll(s.sources.dir) // set once, before any render
+		}
+		return
+	}
 	if s.e != nil {
 		s.e.Close()
 	}

@@ -4,11 +4,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,6 +49,77 @@ func TestServeEndsOnSignal(t *testing.T) {
 			left, err := os.ReadDir(tmp)
 			require.NoError(t, err)
 			assert.Empty(t, left, "the marker's folder is removed")
+		})
+	}
+}
+
+// TestServeSignalEndsAStuckRender: one SIGINT or SIGTERM ends serve with
+// status 0 while a request is stuck in a read no context can cancel (the
+// -config file, edited into a named pipe nobody writes to, which the
+// request's rebuild opens and reads); the stuck request gets no reply.
+func TestServeSignalEndsAStuckRender(t *testing.T) {
+	needExactBarrier(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cfg, fifo := filepath.Join(dir, "agents.toml"), filepath.Join(dir, "fifo")
+			require.NoError(t, os.WriteFile(cfg, nil, 0o644))
+			// "render" is this test binary, put on $PATH by TestMain.
+			cmd := exec.Command("render", "serve", "-config", cfg)
+			tmp := t.TempDir()
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdin, err := cmd.StdinPipe()
+			require.NoError(t, err)
+			t.Cleanup(func() { stdin.Close() })
+			stdout, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			defer func() {
+				select {
+				case <-exited:
+				default:
+					cmd.Process.Kill()
+					<-exited
+				}
+			}()
+			out := bufio.NewReader(stdout)
+			_, err = io.WriteString(stdin, requestLine("1", "{}")+"\n")
+			require.NoError(t, err)
+			line, err := out.ReadString('\n')
+			require.NoError(t, err)
+			require.Contains(t, line, `"id":1,"result"`)
+
+			require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+			require.NoError(t, os.Rename(fifo, cfg))
+			_, err = io.WriteString(stdin, requestLine("2", "{}")+"\n")
+			require.NoError(t, err)
+			// Opening the write end without blocking succeeds once serve
+			// has the pipe open; kept open and never written, its read waits.
+			var w *os.File
+			require.Eventually(t, func() bool {
+				w, err = os.OpenFile(cfg, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				return err == nil
+			}, 30*time.Second, 10*time.Millisecond, "serve never opened the config")
+			defer w.Close()
+
+			require.NoError(t, cmd.Process.Signal(sig))
+			select {
+			case err := <-exited:
+				exited <- err // for the deferred check
+				require.NoError(t, err, "stderr: %s", stderr.String())
+			case <-time.After(5 * time.Second):
+				t.Fatalf("serve still running 5 s after %v; stderr: %s", sig, stderr.String())
+			}
+			rest, _ := io.ReadAll(out)
+			assert.Empty(t, string(rest), "no reply for the stuck request")
+			left, err := os.ReadDir(tmp)
+			require.NoError(t, err)
+			assert.Empty(t, left, "the marks' folder is removed")
 		})
 	}
 }

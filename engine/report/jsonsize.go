@@ -23,6 +23,8 @@ func jsonChars(v any) int {
 		return 5
 	case string:
 		return jsonStringChars(v)
+	case json.Number:
+		return len(v)
 	case float64:
 		return floatChars(v)
 	case int64:

@@ -227,12 +227,15 @@ func LocateKey(src, key string) (line, col int) {
 // JSON decodes src into v, refusing unknown, repeated and wrongly cased
 // keys and trailing data. Like TOML, it first refuses a document over
 // MaxBytes, one nesting deeper than MaxDepth, and one that is not UTF-8.
+// A number decoded into an interface is a json.Number, its text as
+// written: a float64 would round 9007199254740993 and respell 1.5e300.
 func JSON(src []byte, v any) error {
 	if err := checkInput(string(src), false); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.DisallowUnknownFields()
+	dec.UseNumber()
 	err := dec.Decode(v)
 	// The decoder reads the whole value before it decodes any of it, so
 	// unless it found it malformed, the value is JSON, as the walk needs;
