@@ -23,6 +23,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/engine/view"
+	"github.com/sysprompt/sysprompt/internal/echo"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -225,7 +226,7 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 	}
 	h, ok := e.pack.Harnesses[req.Harness]
 	if !ok {
-		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
+		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %s is not declared in the pack (have %s)", echo.Quote(req.Harness), strings.Join(e.Harnesses(), ", "))}
 	}
 	settings, err := e.resolve(req)
 	return h, settings, err

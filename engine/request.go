@@ -19,6 +19,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/tidy"
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
 	"github.com/sysprompt/sysprompt/engine/view"
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // Request holds the live facts of one agent run. Every field says whether
@@ -237,7 +238,7 @@ type keyError struct {
 func (e *keyError) Error() string { return e.key + ": " + e.err.Error() }
 
 func badValue(key, got string, allowed ...string) error {
-	return &keyError{key: key, err: fmt.Errorf("%s = %q is not allowed (want %s)", key, got, strings.Join(allowed, ", "))}
+	return &keyError{key: key, err: fmt.Errorf("%s = %s is not allowed (want %s)", key, echo.Quote(got), strings.Join(allowed, ", "))}
 }
 
 // validate checks enumerated values; empty means default.
@@ -274,13 +275,13 @@ func (r *Request) validate() error {
 	}
 	if r.Date != "" {
 		if _, err := time.Parse(time.RFC3339, r.Date); err != nil {
-			return &keyError{key: "date", err: fmt.Errorf("date %q is not an RFC 3339 time such as 2026-11-30T09:15:00Z", r.Date)}
+			return &keyError{key: "date", err: fmt.Errorf("date %s is not an RFC 3339 time such as 2026-11-30T09:15:00Z", echo.Quote(r.Date))}
 		}
 	}
 	if r.Timezone != "" {
 		// "Local" would make the output depend on the machine.
 		if _, err := zone.Load(r.Timezone); err != nil || r.Timezone == "Local" {
-			return &keyError{key: "timezone", err: fmt.Errorf("timezone %q is not a known IANA zone", r.Timezone)}
+			return &keyError{key: "timezone", err: fmt.Errorf("timezone %s is not a known IANA zone", echo.Quote(r.Timezone))}
 		}
 	}
 	if err := checkToolNames(r.Tools); err != nil {
@@ -290,7 +291,7 @@ func (r *Request) validate() error {
 		for k := range c.SectionOverrides {
 			if !slices.Contains(pack.OverrideKeys, k) {
 				return &keyError{key: "contributions.section_overrides." + k,
-					err: fmt.Errorf("contributions[%d]: unknown section override %q (want %s)", i, k, strings.Join(pack.OverrideKeys, ", "))}
+					err: fmt.Errorf("contributions[%d]: unknown section override %s (want %s)", i, echo.Quote(k), strings.Join(pack.OverrideKeys, ", "))}
 			}
 		}
 	}

@@ -86,6 +86,28 @@ func TestParseRequestErrors(t *testing.T) {
 	}
 }
 
+// A bad value of any size is echoed as its first 200 bytes and its size,
+// in TOML and JSON alike.
+func TestParseRequestErrorsEchoLongValuesShort(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	cut := `"` + long[:200] + `"… (204800 bytes)`
+	for src, want := range map[string]string{
+		"mode = \"" + long + "\"\n":                "r:1:1: mode = " + cut + " is not allowed (want full, minimal, none)",
+		`{"date": "` + long + `"}`:                 "r:1:2: date " + cut + " is not an RFC 3339 time such as 2026-11-30T09:15:00Z",
+		"[channel]\ndelivery = \"" + long + "\"\n": "r:2:1: channel.delivery = " + cut + " is not allowed (want automatic, message_tool_only)",
+		`{"` + long + `": 1}`:                      "r:1:2: unknown key " + cut,
+	} {
+		_, err := engine.ParseRequest("r", []byte(src))
+		require.Error(t, err)
+		assert.Equal(t, want, err.Error())
+	}
+	e, err := engine.New(sysprompt.Pack)
+	require.NoError(t, err)
+	_, err = e.Render(context.Background(), engine.Request{Harness: long})
+	require.Error(t, err)
+	assert.Equal(t, "harness "+cut+" is not declared in the pack (have codex, embedded)", err.Error())
+}
+
 // Two tools with one name would reach the prompt as one; the request is
 // refused instead, naming where each is written.
 func TestParseRequestRefusesDuplicateToolNames(t *testing.T) {

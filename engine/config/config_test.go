@@ -165,6 +165,21 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+// A bad value of any size is echoed as its first 200 bytes and its size.
+func TestConfigErrorsEchoLongValuesShort(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	cut := `"` + long[:200] + `"… (204800 bytes)`
+	for src, want := range map[string]string{
+		"[agents.defaults]\ntimeFormat = \"" + long + "\"\n":   "c.toml:2:1: timeFormat = " + cut + " is not allowed (want auto, 12, 24)",
+		"[agents.defaults]\nuserTimezone = \"" + long + "\"\n": "c.toml:2:1: userTimezone " + cut + " is not a known IANA zone",
+		"[agents.defaults]\n" + long + " = 1\n":                "c.toml:2:1: unknown key " + `"agents.defaults.` + long[:184] + `"… (204816 bytes)`,
+	} {
+		_, err := config.Parse("c.toml", []byte(src))
+		require.Error(t, err)
+		assert.Equal(t, want, err.Error())
+	}
+}
+
 func TestExampleConfigParses(t *testing.T) {
 	src := mustRead(t, "../../examples/agents.toml")
 	cfg, err := config.Parse("examples/agents.toml", src)
