@@ -656,6 +656,30 @@ func (c *Config) checkOverlays(table string, line int, a *AgentSettings, styles 
 	return nil
 }
 
+// CheckReplace refuses a [bootstrap.replace] key that is not one of the
+// pack's workspace file names: it would never be read, so a typo there
+// would silently keep the original file.
+func (c *Config) CheckReplace(names []string) error {
+	if c == nil {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Bootstrap.Replace)) {
+		if slices.Contains(names, name) {
+			continue
+		}
+		hint := "want one of " + strings.Join(names, ", ")
+		if near := diag.Nearest(name, names); near != "" {
+			hint = "did you mean " + near + "?"
+		}
+		err := c.keyErr("bootstrap.replace."+name, 1, fmt.Errorf("[bootstrap.replace] %s is not a workspace file of the pack (%s)", echo.Quote(name), hint))
+		if err.Line == 0 {
+			err.Line, err.Col = strict.LocateKey(c.src, "bootstrap.replace")
+		}
+		return err
+	}
+	return nil
+}
+
 // keyErr places an error at the first definition of key at or after line.
 func (c *Config) keyErr(key string, from int, err error) *diag.Error {
 	l, col := strict.LocateKeyAfter(c.src, key, from)

@@ -180,6 +180,32 @@ func TestConfigErrorsEchoLongValuesShort(t *testing.T) {
 	}
 }
 
+// A [bootstrap.replace] key the pack never reads is refused where it is
+// written, with the nearest file name when one is close.
+func TestCheckReplace(t *testing.T) {
+	files := []string{"AGENTS.md", "SOUL.md", "USER.md"}
+	cases := []struct{ name, src, want string }{
+		{"typo", "[bootstrap.replace]\n\"SOUL.md\" = \"p.md\"\n\"AGENT.md\" = \"a.md\"\n",
+			`c.toml:3:1: [bootstrap.replace] "AGENT.md" is not a workspace file of the pack (did you mean AGENTS.md?)`},
+		{"path", "[bootstrap]\n[bootstrap.replace]\n  \"../../etc/passwd\" = \"SOUL.md\"\n",
+			`c.toml:3:3: [bootstrap.replace] "../../etc/passwd" is not a workspace file of the pack (want one of AGENTS.md, SOUL.md, USER.md)`},
+		{"inline", "[bootstrap]\nreplace = { \"soul.md\" = \"p.md\" }\n",
+			`c.toml:2:19: [bootstrap.replace] "soul.md" is not a workspace file of the pack (did you mean SOUL.md?)`},
+		{"not found by the locator", "[bootstrap.replace]\n\"a\\u0022b\" = \"p.md\"\n",
+			`c.toml:1:2: [bootstrap.replace] "a\"b" is not a workspace file of the pack (want one of AGENTS.md, SOUL.md, USER.md)`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.Parse("c.toml", []byte(tc.src))
+			require.NoError(t, err)
+			assert.EqualError(t, cfg.CheckReplace(files), tc.want)
+		})
+	}
+	cfg, err := config.Parse("c.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = \"p.md\"\n"))
+	require.NoError(t, err)
+	assert.NoError(t, cfg.CheckReplace(files))
+}
+
 func TestExampleConfigParses(t *testing.T) {
 	src := mustRead(t, "../../examples/agents.toml")
 	cfg, err := config.Parse("examples/agents.toml", src)
