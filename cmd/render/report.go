@@ -117,8 +117,11 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if view == "html" {
 		return writeHTMLReport(rep, out, stdout)
 	}
-	writeReport(stdout, rep, view == "detail")
-	return nil
+	// As on the page, invisible characters in names show as escapes.
+	var b strings.Builder
+	writeReport(&b, rep, view == "detail")
+	_, err = io.WriteString(stdout, echo.Visible(b.String()))
+	return err
 }
 
 // num formats n with thousands separators.

@@ -5,6 +5,8 @@ package echo
 import (
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,3 +26,26 @@ func Quote(s string) string {
 	}
 	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }
+
+// Visible escapes the characters a reader cannot see or that reorder what
+// they see around them (bidirectional controls, zero-width characters and
+// every other format character) as \uXXXX, so a name shows what it holds.
+// Other text is returned as it is.
+func Visible(s string) string {
+	if !strings.ContainsFunc(s, invisible) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if invisible(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// invisible covers U+202A–U+202E, U+2066–U+2069, U+200B–U+200F and U+FEFF,
+// which are all format characters (Cf).
+func invisible(r rune) bool { return unicode.Is(unicode.Cf, r) }
