@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
@@ -372,6 +373,15 @@ func TestConfigReplacesABootstrapFile(t *testing.T) {
 	res := render(t, packWith(t, nil), engine.Request{Workspace: engine.Workspace{Path: "/ws"}}, engine.WithFS(ws), engine.WithConfig(cfg))
 	assert.Contains(t, res.Layers[0].Stable, "Arr, matey.")
 	assert.NotContains(t, res.Layers[0].Stable, "landlubber")
+}
+
+// A replace key that names no workspace file of the pack fails the engine
+// rather than being ignored.
+func TestConfigReplaceOfAnUnknownFileIsRefused(t *testing.T) {
+	cfg, err := config.Parse("c.toml", []byte("[bootstrap.replace]\n\"AGENT.md\" = \"personas/pirate.md\"\n"))
+	require.NoError(t, err)
+	_, err = engine.New(sysprompt.Pack, engine.WithConfig(cfg))
+	assert.EqualError(t, err, `c.toml:2:1: [bootstrap.replace] "AGENT.md" is not a workspace file of the pack (did you mean AGENTS.md?)`)
 }
 
 const catalogPartial = `{{ define "skills_catalog" -}}

@@ -34,6 +34,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -176,7 +177,7 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 		return nil, errs
 	}
 	e.pack = p
-	if err := e.opts.config.CheckOverlays(pack.Settings(p.Overlays)); err != nil {
+	if err := cmp.Or(e.opts.config.CheckOverlays(pack.Settings(p.Overlays)), e.opts.config.CheckReplace(p.Bootstrap.Files)); err != nil {
 		return nil, asList(PhaseConfig, err)
 	}
 	master, errs := pack.Compile(p, pack.Fields{All: viewKeys, Volatile: volatileKeys}, e.opts.limits)

@@ -23,6 +23,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/engine/view"
+	"github.com/sysprompt/sysprompt/internal/echo"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -41,6 +42,10 @@ type Result struct {
 	Skills              skills.Catalog // the skills catalog and what it left out
 	SkillsSize          CatalogSize    // what the catalog costs, measured when it was built
 	Tools               []Tool         // the request's tools, for the report's schema sizes
+	// Warnings are problems the render worked around, its prompt whole:
+	// a *bootstrap.StateError for a state file it could not lock, read or
+	// write, which may cost a repeated truncation notice.
+	Warnings []error
 
 	warningMode bootstrap.WarningMode
 	outline     *Outline // shared by every result of the harness; see Outline
@@ -130,6 +135,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	if req.Mode == ModeNone {
 		res.Boundary = "" // the text holds no marker
 	}
+	ctx = bootstrap.CollectProblems(ctx, &res.Warnings) // the warning store's
 
 	var ws *vfs.Workspace
 	if e.opts.fs != nil && settings.Workspace != "" {
@@ -225,7 +231,7 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 	}
 	h, ok := e.pack.Harnesses[req.Harness]
 	if !ok {
-		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %q is not declared in the pack (have %s)", req.Harness, strings.Join(e.Harnesses(), ", "))}
+		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("harness %s is not declared in the pack (have %s)", echo.Quote(req.Harness), strings.Join(e.Harnesses(), ", "))}
 	}
 	settings, err := e.resolve(req)
 	return h, settings, err

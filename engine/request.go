@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
@@ -19,6 +22,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/tidy"
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
 	"github.com/sysprompt/sysprompt/engine/view"
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // Request holds the live facts of one agent run. Every field says whether
@@ -237,7 +241,7 @@ type keyError struct {
 func (e *keyError) Error() string { return e.key + ": " + e.err.Error() }
 
 func badValue(key, got string, allowed ...string) error {
-	return &keyError{key: key, err: fmt.Errorf("%s = %q is not allowed (want %s)", key, got, strings.Join(allowed, ", "))}
+	return &keyError{key: key, err: fmt.Errorf("%s = %s is not allowed (want %s)", key, echo.Quote(got), strings.Join(allowed, ", "))}
 }
 
 // validate checks enumerated values; empty means default.
@@ -274,14 +278,17 @@ func (r *Request) validate() error {
 	}
 	if r.Date != "" {
 		if _, err := time.Parse(time.RFC3339, r.Date); err != nil {
-			return &keyError{key: "date", err: fmt.Errorf("date %q is not an RFC 3339 time such as 2026-11-30T09:15:00Z", r.Date)}
+			return &keyError{key: "date", err: fmt.Errorf("date %s is not an RFC 3339 time such as 2026-11-30T09:15:00Z", echo.Quote(r.Date))}
 		}
 	}
 	if r.Timezone != "" {
 		// "Local" would make the output depend on the machine.
 		if _, err := zone.Load(r.Timezone); err != nil || r.Timezone == "Local" {
-			return &keyError{key: "timezone", err: fmt.Errorf("timezone %q is not a known IANA zone", r.Timezone)}
+			return &keyError{key: "timezone", err: fmt.Errorf("timezone %s is not a known IANA zone", echo.Quote(r.Timezone))}
 		}
+	}
+	if err := r.checkLines(); err != nil {
+		return err
 	}
 	if err := checkToolNames(r.Tools); err != nil {
 		return err
@@ -290,9 +297,77 @@ func (r *Request) validate() error {
 		for k := range c.SectionOverrides {
 			if !slices.Contains(pack.OverrideKeys, k) {
 				return &keyError{key: "contributions.section_overrides." + k,
-					err: fmt.Errorf("contributions[%d]: unknown section override %q (want %s)", i, k, strings.Join(pack.OverrideKeys, ", "))}
+					err: fmt.Errorf("contributions[%d]: unknown section override %s (want %s)", i, echo.Quote(k), strings.Join(pack.OverrideKeys, ", "))}
 			}
 		}
+	}
+	return nil
+}
+
+// The longest value a one-line request field may take: ids and keys, which
+// also key the engine's caches, and paths and the other facts.
+const (
+	MaxIDBytes   = 1 << 10
+	MaxLineBytes = 4 << 10
+)
+
+// checkLines holds the strings the prompt prints inline to one line each:
+// a line break there would start a line of the prompt's own (a forged
+// heading), and a control or bidi character would hide what the line says.
+// Text that is meant to span lines (extra_system_prompt, tts_hint, the
+// heartbeat prompt, tool descriptions, contributions) is not checked.
+func (r *Request) checkLines() error {
+	for _, f := range [...]struct {
+		key, v string
+		max    int
+	}{
+		{"agent", r.Agent, MaxIDBytes}, {"session.key", r.Session.Key, MaxIDBytes}, {"session.id", r.Session.ID, MaxIDBytes},
+		{"channel.id", r.Channel.ID, MaxIDBytes}, {"workspace.path", r.Workspace.Path, MaxLineBytes},
+		{"docs.path", r.Docs.Path, MaxLineBytes}, {"docs.url", r.Docs.URL, MaxLineBytes}, {"docs.source", r.Docs.Source, MaxLineBytes},
+		{"sandbox.workdir", r.Sandbox.Workdir, MaxLineBytes}, {"sandbox.workspace_access", r.Sandbox.WorkspaceAccess, MaxLineBytes},
+		{"runtime.host", r.Runtime.Host, MaxLineBytes}, {"runtime.os", r.Runtime.OS, MaxLineBytes}, {"runtime.arch", r.Runtime.Arch, MaxLineBytes},
+		{"runtime.version", r.Runtime.Version, MaxLineBytes}, {"runtime.provider", r.Runtime.Provider, MaxLineBytes},
+		{"runtime.model", r.Runtime.Model, MaxLineBytes}, {"runtime.default_model", r.Runtime.DefaultModel, MaxLineBytes},
+		{"runtime.repo_root", r.Runtime.RepoRoot, MaxLineBytes}, {"runtime.shell", r.Runtime.Shell, MaxLineBytes},
+		{"runtime.thinking", r.Runtime.Thinking, MaxLineBytes}, {"runtime.reasoning", r.Runtime.Reasoning, MaxLineBytes},
+	} {
+		if err := oneLine(f.key, f.key, f.v, f.max); err != nil {
+			return err
+		}
+	}
+	for i, v := range r.Owners {
+		if err := oneLine("owners", fmt.Sprintf("owners[%d]", i), v, MaxIDBytes); err != nil {
+			return err
+		}
+	}
+	for i, v := range r.Channel.Capabilities {
+		if err := oneLine("channel.capabilities", fmt.Sprintf("channel.capabilities[%d]", i), v, MaxIDBytes); err != nil {
+			return err
+		}
+	}
+	for i, t := range r.Tools {
+		if err := oneLine("tools", fmt.Sprintf("tools[%d].name", i), t.Name, MaxIDBytes); err != nil {
+			return err
+		}
+	}
+	for _, alias := range sortedKeys(r.ModelAliases) {
+		if err := cmp.Or(oneLine("model_aliases", "model_aliases key", alias, MaxIDBytes),
+			oneLine("model_aliases."+alias, "model_aliases."+alias, r.ModelAliases[alias], MaxLineBytes)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// oneLine refuses v, the value of name (placed at key), if it holds a
+// control character or a line or paragraph separator, or is over max bytes.
+func oneLine(key, name, v string, max int) error {
+	if len(v) > max {
+		return &keyError{key: key, err: fmt.Errorf("%s is %d bytes long; it may take %d", name, len(v), max)}
+	}
+	if i := strings.IndexFunc(v, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(v[i:])
+		return &keyError{key: key, err: fmt.Errorf("%s = %s holds %U; the prompt prints it on one line, so it takes no line breaks or control characters", name, echo.Quote(v), r)}
 	}
 	return nil
 }

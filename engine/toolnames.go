@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // toolKey is what tells two tools apart: the name trimmed, in lower case.
@@ -30,8 +31,8 @@ func (d *duplicateToolError) Error() string {
 		}
 		return " at " + d.at[i]
 	}
-	return fmt.Sprintf("tool name given twice: tools[%d] %q%s and tools[%d] %q%s (names are compared trimmed, ignoring case)",
-		d.first, d.names[0], where(0), d.second, d.names[1], where(1))
+	return fmt.Sprintf("tool name given twice: tools[%d] %s%s and tools[%d] %s%s (names are compared trimmed, ignoring case)",
+		d.first, echo.Quote(d.names[0]), where(0), d.second, echo.Quote(d.names[1]), where(1))
 }
 
 // checkToolNames refuses the first tool whose key an earlier tool has.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // command is one subcommand of render: its synopsis and help, and the
@@ -84,7 +86,7 @@ func cmdHelp(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	c, ok := lookupCommand(fs.Arg(0))
 	if !ok {
-		return &usageError{fmt.Sprintf("help: unknown command %q (want %s)", fs.Arg(0), commandNames())}
+		return &usageError{fmt.Sprintf("help: unknown command %s (want %s)", echo.Quote(fs.Arg(0)), commandNames())}
 	}
 	// The command prints its own help, flags included, when given -h.
 	return c.run([]string{"-h"}, strings.NewReader(""), stdout, stderr)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/report"
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // tiktoken counts tokens exactly with an embedded vocabulary.
@@ -43,7 +44,7 @@ func newTokenizer(name string) (report.Tokenizer, error) {
 	case "cl100k":
 		enc = tokenizer.Cl100kBase
 	default:
-		return nil, &usageError{fmt.Sprintf("-tokenizer %q: want estimate, o200k or cl100k", name)}
+		return nil, &usageError{fmt.Sprintf("-tokenizer %s: want estimate, o200k or cl100k", echo.Quote(name))}
 	}
 	codec, err := tokenizer.Get(enc)
 	if err != nil {
@@ -98,9 +99,9 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		switch {
 		case view != "list" && view != "detail" && view != "json" && view != "html":
-			return &usageError{fmt.Sprintf("report %q: want list, detail, json or html", view)}
+			return &usageError{fmt.Sprintf("report %s: want list, detail, json or html", echo.Quote(view))}
 		case len(rest) > 1:
-			return &usageError{fmt.Sprintf("unexpected argument %q", rest[1])}
+			return &usageError{fmt.Sprintf("unexpected argument %s", echo.Quote(rest[1]))}
 		case out != "" && view != "html":
 			return &usageError{fmt.Sprintf("-o applies to report html only; report %s prints to stdout", view)}
 		}
@@ -116,8 +117,11 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if view == "html" {
 		return writeHTMLReport(rep, out, stdout)
 	}
-	writeReport(stdout, rep, view == "detail")
-	return nil
+	// As on the page, invisible characters in names show as escapes.
+	var b strings.Builder
+	writeReport(&b, rep, view == "detail")
+	_, err = io.WriteString(stdout, echo.Visible(b.String()))
+	return err
 }
 
 // num formats n with thousands separators.

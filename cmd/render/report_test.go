@@ -140,6 +140,19 @@ func TestReportCommand(t *testing.T) {
 	assert.Contains(t, errOut, `report "pie": want list, detail, json or html`)
 }
 
+// report list shows an invisible character in a name as an escape; the
+// prompt keeps the name as the request gave it.
+func TestReportListShowsInvisibleCharactersEscaped(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"r.toml": "[[tools]]\nname = \"evil\u202egnp\"\ndescription = \"d\"\n"})
+	code, out, errOut := cli("report", "list", "-request", filepath.Join(dir, "r.toml"))
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `evil\u202egnp`)
+	assert.NotContains(t, out, "\u202e")
+	code, out, errOut = cli("-request", filepath.Join(dir, "r.toml"))
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "evil\u202egnp", "the prompt is not changed")
+}
+
 func TestExplainCommand(t *testing.T) {
 	code, out, errOut := cli("explain", "-mode", "minimal")
 	require.Equal(t, 0, code, errOut)

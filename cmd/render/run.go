@@ -22,6 +22,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/report"
+	"github.com/sysprompt/sysprompt/internal/echo"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -60,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if c, ok := lookupCommand(name); ok {
 		err = c.run(args, stdin, stdout, stderr)
 	} else {
-		err = &usageError{fmt.Sprintf("unknown command %q (want %s, or flags for a render)", name, commandNames())}
+		err = &usageError{fmt.Sprintf("unknown command %s (want %s, or flags for a render)", echo.Quote(name), commandNames())}
 		name = "render"
 	}
 	return exitCode(err, name, stderr)
@@ -240,7 +241,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // noArgs refuses positional arguments.
 func noArgs(rest []string) error {
 	if len(rest) > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+		return &usageError{fmt.Sprintf("unexpected argument %s", echo.Quote(rest[0]))}
 	}
 	return nil
 }
@@ -268,7 +269,7 @@ func checkMode(mode string) error {
 	case "", engine.ModeFull, engine.ModeMinimal, engine.ModeNone:
 		return nil
 	}
-	return &usageError{fmt.Sprintf("-mode %q: want full, minimal or none", mode)}
+	return &usageError{fmt.Sprintf("-mode %s: want full, minimal or none", echo.Quote(mode))}
 }
 
 // load builds the engine and the request the flags describe.
@@ -498,7 +499,7 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	switch *format {
 	case "text", "json", "anthropic", "openai":
 	default:
-		return &usageError{fmt.Sprintf("-format %q: want text, json, anthropic or openai", *format)}
+		return &usageError{fmt.Sprintf("-format %s: want text, json, anthropic or openai", echo.Quote(*format))}
 	}
 	if err := pf.check(fs, *format); err != nil {
 		return err

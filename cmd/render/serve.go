@@ -16,6 +16,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/report"
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // serveSchemaVersion is the schema_version of every line serve writes:
@@ -291,9 +292,9 @@ func parseEnvelope(in inputLine) (envelope, error) {
 		case key == "request" && env.request == nil:
 			env.request, env.requestAt = value, valueAt
 		case key == "id" || key == "request":
-			return fail(keyAt, fmt.Sprintf("key %q repeated", key))
+			return fail(keyAt, fmt.Sprintf("key %s repeated", echo.Quote(key)))
 		default:
-			return fail(keyAt, fmt.Sprintf("unknown key %q (want id and request)", key))
+			return fail(keyAt, fmt.Sprintf("unknown key %s (want id and request)", echo.Quote(key)))
 		}
 	}
 	sc.i++ // the closing brace

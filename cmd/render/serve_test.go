@@ -167,7 +167,7 @@ func TestServeSkipsAnOversizeLine(t *testing.T) {
 	t.Parallel()
 	// A request padded to exactly the bound, and one a byte over it.
 	pad := func(n int) string {
-		head, tail := `{"id":1,"request":{"agent":"`, `"}}`
+		head, tail := `{"id":1,"request":{"tools":[{"name":"x","schema":{"d":"`, `"}}]}}`
 		return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
 	}
 	atBound, overBound := pad(maxServeLine), pad(maxServeLine+1)

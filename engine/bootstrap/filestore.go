@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,8 +30,9 @@ const (
 	// takes from its claim to its record.
 	claimLease = 30 * time.Second
 	// lockWait bounds the wait for the lock, which its holder keeps for
-	// one small read and write: a longer wait means the holder is stuck.
-	lockWait = 5 * time.Second
+	// one small read and write: a longer wait means the holder is stuck,
+	// and a render should not wait on it.
+	lockWait = time.Second
 	// maxReported bounds the problems a store remembers having warned of.
 	maxReported = 16
 )
@@ -52,7 +54,9 @@ const (
 // replaces the file atomically, so no update is lost and one store at a
 // time wins a signature. A claim holds the signature against other stores
 // for 30 seconds unless it is remembered sooner; the store that made it
-// may claim it again at once. On a filesystem without OS file handles
+// may claim it again at once. A call waits up to a second for the lock;
+// once a wait has run out, later calls try it once without waiting until
+// one takes it, so a stuck holder costs a render one second at most. On a filesystem without OS file handles
 // (afero.MemMapFs) or a system without file locks, only the calls of one
 // FileStore exclude each other.
 //
@@ -71,6 +75,7 @@ type FileStore struct {
 	owner    string           // names this store's claims
 	now      func() time.Time // times claims
 	lockWait time.Duration
+	stuck    time.Duration // the wait for the lock that ran out; 0 once a call takes it
 
 	mu       sync.Mutex      // one call at a time; the file lock orders stores
 	reported map[string]bool // problems warned of since the last clean call
@@ -88,6 +93,17 @@ func NewFileStore(fsys afero.Fs, path string, warn func(error)) *FileStore {
 		now:      time.Now,
 		lockWait: lockWait,
 	}
+}
+
+// problemsKey is the context key of CollectProblems' list.
+type problemsKey struct{}
+
+// CollectProblems returns ctx carrying list: each problem a FileStore works
+// around in a call made with the returned context (reported to its warn
+// function or not) is appended to it as a *StateError, so that one render
+// can tell of its own.
+func CollectProblems(ctx context.Context, list *[]error) context.Context {
+	return context.WithValue(ctx, problemsKey{}, list)
 }
 
 // StateError is a problem with a FileStore's file that the store worked
@@ -114,11 +130,11 @@ func (e *StateError) Unwrap() error { return e.Err }
 // Seen reports whether signature has been remembered. It reads without
 // the lock and writes nothing: writes replace the file whole, so a reader
 // never sees half of one.
-func (s *FileStore) Seen(_ context.Context, signature string) (bool, error) {
+func (s *FileStore) Seen(ctx context.Context, signature string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, problem := s.load(s.now())
-	s.report(problem)
+	s.report(ctx, problem)
 	return slices.Contains(st.Seen, signature), nil
 }
 
@@ -160,7 +176,7 @@ func (s *FileStore) update(ctx context.Context, change func(*state, time.Time) b
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	problems, err := s.updateLocked(ctx, change)
-	s.report(problems...) // after the file lock is released: warn may be slow
+	s.report(ctx, problems...) // after the file lock is released: warn may be slow
 	return err
 }
 
@@ -192,9 +208,14 @@ func (s *FileStore) updateLocked(ctx context.Context, change func(*state, time.T
 }
 
 // report passes each problem to warn, unless it was passed already since
-// the last call without problems.
-func (s *FileStore) report(problems ...*StateError) {
+// the last call without problems, and adds it to ctx's problem list.
+func (s *FileStore) report(ctx context.Context, problems ...*StateError) {
 	problems = slices.DeleteFunc(problems, func(p *StateError) bool { return p == nil })
+	if list, ok := ctx.Value(problemsKey{}).(*[]error); ok {
+		for _, p := range problems {
+			*list = append(*list, p)
+		}
+	}
 	if len(problems) == 0 {
 		clear(s.reported)
 		return
@@ -286,10 +307,14 @@ func (s *FileStore) lock(ctx context.Context) (unlock func(), err error) {
 		return func() {}, nil // no OS file to lock: s.mu is all the exclusion there is
 	}
 	fd := h.Fd()
-	deadline := time.Now().Add(s.lockWait)
+	deadline := time.Now()
+	if s.stuck == 0 {
+		deadline = deadline.Add(s.lockWait)
+	}
 	for pause := time.Millisecond; ; pause = min(2*pause, 32*time.Millisecond) {
 		locked, err := tryLock(fd)
 		if locked {
+			s.stuck = 0
 			return func() {
 				_ = unlockFile(fd)
 				_ = f.Close()
@@ -298,7 +323,8 @@ func (s *FileStore) lock(ctx context.Context) (unlock func(), err error) {
 		if err != nil {
 			err = &fs.PathError{Op: "lock", Path: name, Err: err}
 		} else if !time.Now().Before(deadline) {
-			err = fmt.Errorf("%s: still held by another store after %v", name, s.lockWait)
+			s.stuck = cmp.Or(s.stuck, s.lockWait)
+			err = fmt.Errorf("%s: still held by another store after %v", name, s.stuck)
 		}
 		if err != nil {
 			f.Close()

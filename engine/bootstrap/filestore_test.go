@@ -461,8 +461,19 @@ func TestFileStoreLockHeld(t *testing.T) {
 	_, err = os.Stat(path)
 	assert.ErrorIs(t, err, fs.ErrNotExist, "nothing written without the lock")
 
+	// Once a wait has run out, the store does not wait again while the
+	// lock stays held: an hour's wait would end the context first.
+	store.lockWait = time.Hour
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	won, err = store.Claim(ctx, "sig")
+	require.NoError(t, err, "no second wait")
+	assert.True(t, won)
+	assert.Len(t, warnings, 1, "the same problem, reported once")
+
+	store = openStore(afero.NewOsFs(), path, warnings.warn)
 	store.lockWait = time.Minute
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err = store.Claim(ctx, "sig")
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -473,6 +484,46 @@ func TestFileStoreLockHeld(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, won)
 	assert.Equal(t, []string{}, seenInFile(t, path), "claimed, not yet remembered")
+}
+
+// A render's part in "once" (claim, then record) costs a held lock about
+// a second, not a wait per call; the render carries each problem, and
+// what the file already says is still honoured.
+func TestFileStoreLockHeldCostsARenderASecond(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seen.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"seen": ["old"]}`), 0o600))
+	holder := openStore(afero.NewOsFs(), path, nil)
+	unlock, err := holder.lock(context.Background())
+	require.NoError(t, err)
+	defer unlock()
+
+	var warnings collect
+	var problems []error
+	store := openStore(afero.NewOsFs(), path, warnings.warn)
+	ctx := CollectProblems(context.Background(), &problems)
+	start := time.Now()
+	shown, err := ShouldWarn(ctx, WarningOnce, "sig", store)
+	require.NoError(t, err)
+	assert.True(t, shown)
+	// The record does not wait again: an hour's wait would end its
+	// context first.
+	store.lockWait = time.Hour
+	recordCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	require.NoError(t, Record(recordCtx, WarningOnce, "sig", store))
+	assert.Less(t, time.Since(start), 5*time.Second)
+	require.Len(t, problems, 2, "the claim's and the record's")
+	for _, p := range problems {
+		var se *StateError
+		require.ErrorAs(t, p, &se)
+		assert.Equal(t, "lock", se.Op)
+	}
+	assert.Len(t, warnings, 1)
+	assert.Equal(t, []string{"old"}, seenInFile(t, path), "nothing written without the lock")
+
+	shown, err = ShouldWarn(ctx, WarningOnce, "old", store)
+	require.NoError(t, err)
+	assert.False(t, shown, "a notice the file records is not shown again")
 }
 
 // FuzzStateFile takes any bytes as the state file: a store reads them as

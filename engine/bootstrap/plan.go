@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sysprompt/sysprompt/internal/echo"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -96,7 +97,7 @@ func (p *plan) candidates() ([]candidate, error) {
 	switch p.opts.Session {
 	case "main", "subagent", "cron", "heartbeat":
 	default:
-		return nil, fmt.Errorf("bootstrap: unknown session kind %q (allowed: main, subagent, cron, heartbeat)", p.opts.Session)
+		return nil, fmt.Errorf("bootstrap: unknown session kind %s (allowed: main, subagent, cron, heartbeat)", echo.Quote(p.opts.Session))
 	}
 	// Names first, paths once all are in, so a bad date is reported
 	// before a bad name, as the steps go.
@@ -133,7 +134,7 @@ func (p *plan) candidates() ([]candidate, error) {
 				continue
 			}
 			if _, err := time.Parse(time.DateOnly, day); err != nil {
-				return nil, fmt.Errorf("bootstrap: startup memory date %q is not YYYY-MM-DD", day)
+				return nil, fmt.Errorf("bootstrap: startup memory date %s is not YYYY-MM-DD", echo.Quote(day))
 			}
 			name := "memory/" + day + ".md"
 			p.startup = append(p.startup, name)
@@ -144,11 +145,11 @@ func (p *plan) candidates() ([]candidate, error) {
 		c := &list[i]
 		var err error
 		if c.Path, err = vfs.Clean(c.Name); err != nil {
-			return nil, fmt.Errorf("bootstrap: file name %q: %w", c.Name, err)
+			return nil, fmt.Errorf("bootstrap: file name %s: %w", echo.Quote(c.Name), err)
 		}
 		if target, ok := p.opts.Replace[c.Name]; ok {
 			if c.Path, err = vfs.Clean(target); err != nil {
-				return nil, fmt.Errorf("bootstrap: replace %q: %w", c.Name, err)
+				return nil, fmt.Errorf("bootstrap: replace %s: %w", echo.Quote(c.Name), err)
 			}
 			c.redirected = true
 		}
@@ -260,7 +261,7 @@ func (p *plan) runHook(ctx context.Context, ws Reader, list []candidate) ([]cand
 		}
 		path, err := vfs.Clean(e.Path)
 		if err != nil {
-			return nil, fmt.Errorf("bootstrap: agent:bootstrap hook: file %q: %w", e.Name, err)
+			return nil, fmt.Errorf("bootstrap: agent:bootstrap hook: file %s: %w", echo.Quote(e.Name), err)
 		}
 		e.Path = path
 		out = append(out, candidate{Entry: e, redirected: !before[e]})

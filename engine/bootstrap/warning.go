@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // WarningMode says when the truncation notice is shown
@@ -27,7 +29,7 @@ var WarningModes = []string{string(WarningOff), string(WarningOnce), string(Warn
 // is an error naming the allowed values.
 func ParseWarningMode(s string) (WarningMode, error) {
 	if !slices.Contains(WarningModes, s) {
-		return "", fmt.Errorf("bootstrap: invalid truncation warning mode %q (allowed: %s)", s, strings.Join(WarningModes, ", "))
+		return "", fmt.Errorf("bootstrap: invalid truncation warning mode %s (allowed: %s)", echo.Quote(s), strings.Join(WarningModes, ", "))
 	}
 	return WarningMode(s), nil
 }

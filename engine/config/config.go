@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -21,6 +20,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // Config is an agent config file. Its keys are the camelCase names the
@@ -278,7 +278,7 @@ func (c *Config) applyTo(s *Settings, agent string) error {
 		i := slices.IndexFunc(c.Agents.List, func(a AgentEntry) bool { return a.ID == agent })
 		if i < 0 {
 			return &diag.Error{Phase: diag.PhaseConfig, File: c.name,
-				Err: fmt.Errorf("agent %q is not in [[agents.list]] (known: %s)", agent, strings.Join(c.agentIDs(), ", "))}
+				Err: fmt.Errorf("agent %s is not in [[agents.list]] (known: %s)", echo.Quote(agent), strings.Join(c.agentIDs(), ", "))}
 		}
 		s.apply(&c.Agents.List[i].AgentSettings)
 	}
@@ -385,7 +385,7 @@ func (c *Config) validate() error {
 		case a.ID == "":
 			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i], Col: 1, Err: fmt.Errorf("[[agents.list]] entry %d has no id", i+1)}
 		case seen[a.ID]:
-			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i], Col: 1, Err: fmt.Errorf("agent id %q is listed twice", a.ID)}
+			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i], Col: 1, Err: fmt.Errorf("agent id %s is listed twice", echo.Quote(a.ID))}
 		}
 		seen[a.ID] = true
 		if err := c.validateAgent("agents.list", lines[i], &a.AgentSettings); err != nil {
@@ -452,7 +452,7 @@ func (k keyCheck) contextLimits(limits map[string]any) error {
 func tomlValue(v any) string {
 	switch v := v.(type) {
 	case string:
-		return strconv.Quote(v)
+		return echo.Quote(v)
 	case map[string]any:
 		return "a table"
 	case []any, []map[string]any:
@@ -474,7 +474,7 @@ const (
 func (c *Config) checkExtraDirs() error {
 	if d := c.Skills.Managed; d != "" {
 		if msg := extraDirProblem(d); msg != "" {
-			return c.keyErr(managedDirKey, 1, fmt.Errorf("%s = %q: %s", managedDirKey, d, msg))
+			return c.keyErr(managedDirKey, 1, fmt.Errorf("%s = %s: %s", managedDirKey, echo.Quote(d), msg))
 		}
 	}
 	dirs := c.Skills.Load.ExtraDirs
@@ -483,7 +483,7 @@ func (c *Config) checkExtraDirs() error {
 	}
 	for i, d := range dirs {
 		if msg := extraDirProblem(d); msg != "" {
-			return c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %q: %s", extraDirsKey, i, d, msg))
+			return c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %s: %s", extraDirsKey, i, echo.Quote(d), msg))
 		}
 	}
 	return nil
@@ -516,7 +516,7 @@ func (c *Config) ExtraSkillDirs(home string) ([]string, error) {
 	for i, d := range c.Skills.Load.ExtraDirs {
 		d, ok := expandHome(d, home)
 		if !ok {
-			return nil, c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %q: %s", extraDirsKey, i, c.Skills.Load.ExtraDirs[i], noHome))
+			return nil, c.elementErr(extraDirsKey, i, fmt.Errorf("%s[%d] = %s: %s", extraDirsKey, i, echo.Quote(c.Skills.Load.ExtraDirs[i]), noHome))
 		}
 		if !slices.Contains(out, d) {
 			out = append(out, d)
@@ -533,7 +533,7 @@ func (c *Config) ManagedSkillDir(home string) (string, error) {
 	}
 	d, ok := expandHome(c.Skills.Managed, home)
 	if !ok {
-		return "", c.keyErr(managedDirKey, 1, fmt.Errorf("%s = %q: %s", managedDirKey, c.Skills.Managed, noHome))
+		return "", c.keyErr(managedDirKey, 1, fmt.Errorf("%s = %s: %s", managedDirKey, echo.Quote(c.Skills.Managed), noHome))
 	}
 	return d, nil
 }
@@ -579,7 +579,7 @@ func (k keyCheck) enum(key string, v *string, allowed ...string) error {
 	if v == nil || slices.Contains(allowed, *v) {
 		return nil
 	}
-	return k.fail(key, "%s = %q is not allowed (want %s)", key, *v, strings.Join(allowed, ", "))
+	return k.fail(key, "%s = %s is not allowed (want %s)", key, echo.Quote(*v), strings.Join(allowed, ", "))
 }
 
 func (k keyCheck) positive(key string, v *int) error {
@@ -601,7 +601,7 @@ func (k keyCheck) zone(key string, v *string) error {
 		return nil
 	}
 	if _, err := zone.Load(*v); err != nil || *v == "" || *v == "Local" {
-		return k.fail(key, "%s %q is not a known IANA zone", key, *v)
+		return k.fail(key, "%s %s is not a known IANA zone", key, echo.Quote(*v))
 	}
 	return nil
 }
@@ -645,13 +645,37 @@ func (c *Config) checkOverlays(table string, line int, a *AgentSettings, styles 
 	for _, name := range slices.Sorted(maps.Keys(a.PromptOverlays)) {
 		allowed, known := styles[name]
 		if !known {
-			return k.fail(name, "promptOverlays.%s: no overlay of the pack has the setting %q (have %s)", name, name, strings.Join(slices.Sorted(maps.Keys(styles)), ", "))
+			return k.fail(name, "promptOverlays.%s: no overlay of the pack has the setting %s (have %s)", name, echo.Quote(name), strings.Join(slices.Sorted(maps.Keys(styles)), ", "))
 		}
 		p := a.PromptOverlays[name].Personality
 		if p == nil || *p == "on" || *p == "off" || slices.Contains(allowed, *p) {
 			continue
 		}
-		return k.fail(name+".personality", "promptOverlays.%s.personality = %q is not allowed (want on, off, %s)", name, *p, strings.Join(allowed, ", "))
+		return k.fail(name+".personality", "promptOverlays.%s.personality = %s is not allowed (want on, off, %s)", name, echo.Quote(*p), strings.Join(allowed, ", "))
+	}
+	return nil
+}
+
+// CheckReplace refuses a [bootstrap.replace] key that is not one of the
+// pack's workspace file names: it would never be read, so a typo there
+// would silently keep the original file.
+func (c *Config) CheckReplace(names []string) error {
+	if c == nil {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Bootstrap.Replace)) {
+		if slices.Contains(names, name) {
+			continue
+		}
+		hint := "want one of " + strings.Join(names, ", ")
+		if near := diag.Nearest(name, names); near != "" {
+			hint = "did you mean " + near + "?"
+		}
+		err := c.keyErr("bootstrap.replace."+name, 1, fmt.Errorf("[bootstrap.replace] %s is not a workspace file of the pack (%s)", echo.Quote(name), hint))
+		if err.Line == 0 {
+			err.Line, err.Col = strict.LocateKey(c.src, "bootstrap.replace")
+		}
+		return err
 	}
 	return nil
 }

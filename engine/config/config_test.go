@@ -165,6 +165,47 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+// A bad value of any size is echoed as its first 200 bytes and its size.
+func TestConfigErrorsEchoLongValuesShort(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	cut := `"` + long[:200] + `"… (204800 bytes)`
+	for src, want := range map[string]string{
+		"[agents.defaults]\ntimeFormat = \"" + long + "\"\n":   "c.toml:2:1: timeFormat = " + cut + " is not allowed (want auto, 12, 24)",
+		"[agents.defaults]\nuserTimezone = \"" + long + "\"\n": "c.toml:2:1: userTimezone " + cut + " is not a known IANA zone",
+		"[agents.defaults]\n" + long + " = 1\n":                "c.toml:2:1: unknown key " + `"agents.defaults.` + long[:184] + `"… (204816 bytes)`,
+	} {
+		_, err := config.Parse("c.toml", []byte(src))
+		require.Error(t, err)
+		assert.Equal(t, want, err.Error())
+	}
+}
+
+// A [bootstrap.replace] key the pack never reads is refused where it is
+// written, with the nearest file name when one is close.
+func TestCheckReplace(t *testing.T) {
+	files := []string{"AGENTS.md", "SOUL.md", "USER.md"}
+	cases := []struct{ name, src, want string }{
+		{"typo", "[bootstrap.replace]\n\"SOUL.md\" = \"p.md\"\n\"AGENT.md\" = \"a.md\"\n",
+			`c.toml:3:1: [bootstrap.replace] "AGENT.md" is not a workspace file of the pack (did you mean AGENTS.md?)`},
+		{"path", "[bootstrap]\n[bootstrap.replace]\n  \"../../etc/passwd\" = \"SOUL.md\"\n",
+			`c.toml:3:3: [bootstrap.replace] "../../etc/passwd" is not a workspace file of the pack (want one of AGENTS.md, SOUL.md, USER.md)`},
+		{"inline", "[bootstrap]\nreplace = { \"soul.md\" = \"p.md\" }\n",
+			`c.toml:2:19: [bootstrap.replace] "soul.md" is not a workspace file of the pack (did you mean SOUL.md?)`},
+		{"not found by the locator", "[bootstrap.replace]\n\"a\\u0022b\" = \"p.md\"\n",
+			`c.toml:1:2: [bootstrap.replace] "a\"b" is not a workspace file of the pack (want one of AGENTS.md, SOUL.md, USER.md)`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := config.Parse("c.toml", []byte(tc.src))
+			require.NoError(t, err)
+			assert.EqualError(t, cfg.CheckReplace(files), tc.want)
+		})
+	}
+	cfg, err := config.Parse("c.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = \"p.md\"\n"))
+	require.NoError(t, err)
+	assert.NoError(t, cfg.CheckReplace(files))
+}
+
 func TestExampleConfigParses(t *testing.T) {
 	src := mustRead(t, "../../examples/agents.toml")
 	cfg, err := config.Parse("examples/agents.toml", src)

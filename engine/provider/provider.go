@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // The kinds of refusal; every error of Anthropic and OpenAI wraps one.
@@ -174,17 +175,17 @@ func (a api) model(rt engine.Runtime, given string) (string, error) {
 		return "", a.errorf(ErrNoModel, "no model: the request's runtime.model is empty")
 	}
 	if rt.Provider != "" && !a.serves(rt.Provider) {
-		return "", a.errorf(ErrOtherProvider, "runtime.provider is %q, not %s", rt.Provider, strings.Join(a.providers, " or "))
+		return "", a.errorf(ErrOtherProvider, "runtime.provider is %s, not %s", echo.Quote(rt.Provider), strings.Join(a.providers, " or "))
 	}
 	prefix, rest, ok := strings.Cut(rt.Model, "/")
 	if !ok {
 		return rt.Model, nil
 	}
 	if !a.serves(prefix) {
-		return "", a.errorf(ErrOtherProvider, "runtime.model %q names provider %q, not %s", rt.Model, prefix, strings.Join(a.providers, " or "))
+		return "", a.errorf(ErrOtherProvider, "runtime.model %s names provider %s, not %s", echo.Quote(rt.Model), echo.Quote(prefix), strings.Join(a.providers, " or "))
 	}
 	if rest == "" {
-		return "", a.errorf(ErrNoModel, "no model: runtime.model %q names a provider only", rt.Model)
+		return "", a.errorf(ErrNoModel, "no model: runtime.model %s names a provider only", echo.Quote(rt.Model))
 	}
 	return rest, nil
 }
@@ -210,11 +211,11 @@ func (a api) tools(list []engine.Tool) ([]tool, error) {
 	out := make([]tool, 0, len(list))
 	for i, t := range list {
 		if err := checkToolName(t.Name); err != nil {
-			return nil, a.errorf(ErrTool, "tools[%d] %q: %v", i, t.Name, err)
+			return nil, a.errorf(ErrTool, "tools[%d] %s: %v", i, echo.Quote(t.Name), err)
 		}
 		schema, err := encodeSchema(t.Schema)
 		if err != nil {
-			return nil, a.errorf(ErrTool, "tool %q: %v", t.Name, err)
+			return nil, a.errorf(ErrTool, "tool %s: %v", echo.Quote(t.Name), err)
 		}
 		out = append(out, tool{name: t.Name, description: t.Description, schema: schema})
 	}

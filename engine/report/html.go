@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // htmlSource is the page's template. html/template escapes every string
@@ -46,9 +47,16 @@ const (
 // split at the cache boundary; then the workspace files, the skills
 // catalog, the tools and each layer's stable prefix hash. Elements carry
 // data- attributes with the report's numbers for tools that read the
-// page. The same report gives the same bytes.
+// page. Bidi, zero-width and other invisible format characters in names
+// show as \uXXXX escapes, so a name cannot hide or reorder what the page
+// says. The same report gives the same bytes.
 func WriteHTML(w io.Writer, r Report) error {
-	return htmlPage().Execute(w, newPageView(r))
+	var b strings.Builder
+	if err := htmlPage().Execute(&b, newPageView(r)); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, echo.Visible(b.String()))
+	return err
 }
 
 // Thousands formats n with a comma between each group of three digits.

@@ -80,6 +80,24 @@ func TestHTMLEscapesUntrustedNames(t *testing.T) {
 	require.Len(t, title, 1, "the hostile </style> did not end the style sheet early")
 }
 
+// Bidi controls, zero-width and other invisible characters in names show
+// as escapes: a file named "evil\u202egnp.md" must not read as
+// "evildm.png".
+func TestHTMLShowsInvisibleCharactersEscaped(t *testing.T) {
+	r := hostileReport()
+	r.Bootstrap.Files[0].Name = "evil\u202egnp.md"
+	r.Sections[1].ID = "a\u200bb"
+	r.Skills.Entries[0].Name = "\u2066skill\u2069"
+	r.Tools.Entries[0].Name = "\ufefftool"
+	page := writePage(t, r)
+	for _, c := range "\u202e\u200b\u2066\u2069\ufeff" {
+		assert.NotContains(t, page, string(c), "%U", c)
+	}
+	for _, want := range []string{`evil\u202egnp.md`, `a\u200bb`, `\u2066skill\u2069`, `\ufefftool`} {
+		assert.Contains(t, page, ">"+want+"<")
+	}
+}
+
 // The page forbids every load and script itself, so a browser enforces
 // what the parse tests check.
 func TestHTMLContentSecurityPolicy(t *testing.T) {

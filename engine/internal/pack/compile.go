@@ -130,7 +130,7 @@ func suggestFunc(e *diag.Error) *diag.Error {
 	if !ok {
 		return e
 	}
-	if near := nearest(name, sortedKeys(funcMap())); near != "" {
+	if near := diag.Nearest(name, sortedKeys(funcMap())); near != "" {
 		e.Err = fmt.Errorf("%w (did you mean %s?)", e.Err, near)
 	}
 	return e

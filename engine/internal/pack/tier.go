@@ -166,7 +166,7 @@ func (c *tierChecker) field(tree *parse.Tree, n parse.Node, name string) {
 	switch {
 	case !c.fields.All[name]:
 		hint := "fields: " + strings.Join(sortedKeys(c.fields.All), ", ")
-		if near := nearest(name, sortedKeys(c.fields.All)); near != "" {
+		if near := diag.Nearest(name, sortedKeys(c.fields.All)); near != "" {
 			hint = "did you mean " + near + "?"
 		}
 		c.errs = append(c.errs, diag.Node(tree, n, diag.PhaseParse, c.section,
@@ -298,36 +298,4 @@ func at(pos parse.Pos, ident []string, dot int) parse.Node {
 		pos -= parse.Pos(len(ident[0]) + dot)
 	}
 	return &parse.TextNode{NodeType: parse.NodeText, Pos: pos}
-}
-
-// nearest returns the candidate within two edits of name, if one is.
-func nearest(name string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

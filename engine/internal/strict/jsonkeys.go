@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // jsonWalker reads a JSON value beside the Go type it is decoded into.
@@ -63,7 +65,7 @@ func (w *jsonWalker) fail(offset int, key, format string, args ...any) {
 func (w *jsonWalker) unknown(offset int, key string) {
 	if w.err == nil {
 		line, col := position(w.src, int64(offset))
-		w.err = &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: fmt.Sprintf("unknown key %q", key)}
+		w.err = &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: "unknown key " + echo.Quote(key)}
 	}
 }
 
@@ -153,7 +155,7 @@ func (w *jsonWalker) object(t reflect.Type) {
 		}
 		if seen.add(key) {
 			full := w.dotted(key)
-			w.fail(at, full, "key %q is given twice", full)
+			w.fail(at, full, "key %s is given twice", echo.Quote(full))
 			return
 		}
 		if w.positions != nil {

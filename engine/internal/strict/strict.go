@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
 // PosError is a decoding error at a position in a document. Line and Col
@@ -64,7 +66,7 @@ func TOML(src string, v any) error {
 		})
 		key := outermost(keys)
 		line, col := doc.Locate(key, 1)
-		return &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: fmt.Sprintf("unknown key %q", key)}
+		return &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: "unknown key " + echo.Quote(key)}
 	}
 	return nil
 }
@@ -143,7 +145,7 @@ func tomlError(src string, err error) error {
 	if errors.As(err, &pe) {
 		msg := pe.Message
 		if pe.LastKey != "" && !strings.Contains(msg, pe.LastKey) {
-			msg = fmt.Sprintf("%s (key %q)", msg, pe.LastKey)
+			msg = fmt.Sprintf("%s (key %s)", msg, echo.Quote(pe.LastKey))
 		}
 		return &PosError{Line: pe.Position.Line, Col: column(src, pe.Position), Key: pe.LastKey, Msg: msg}
 	}
@@ -161,7 +163,7 @@ func tomlError(src string, err error) error {
 	if l != line {
 		c = 0
 	}
-	return &PosError{Line: line, Col: c, Key: key, Msg: fmt.Sprintf("key %q: %s", key, msg)}
+	return &PosError{Line: line, Col: c, Key: key, Msg: fmt.Sprintf("key %s: %s", echo.Quote(key), msg)}
 }
 
 // splitTypeError takes the line and key out of BurntSushi/toml's message
@@ -276,7 +278,7 @@ func jsonError(src []byte, err error, offset int64) error {
 		offset = typ.Offset - 1
 		line, col := position(src, offset)
 		return &PosError{Line: line, Col: col, Key: typ.Field,
-			Msg: fmt.Sprintf("key %q: cannot use a JSON %s here (want %s)", typ.Field, typ.Value, kindName(typ.Type))}
+			Msg: fmt.Sprintf("key %s: cannot use a JSON %s here (want %s)", echo.Quote(typ.Field), typ.Value, kindName(typ.Type))}
 	case errors.Is(err, io.EOF):
 		return &PosError{Line: 1, Col: 1, Msg: "empty document"}
 	}

@@ -1,0 +1,51 @@
+// Package echo shows text that came from a user back to a person: in an
+// error message, or on a page meant for reading.
+package echo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxQuoted is how many bytes of a value Quote shows.
+const MaxQuoted = 200
+
+// Quote is strconv.Quote for a value an error echoes: one of any length
+// is cut to its first MaxQuoted bytes (at a code point) and its size
+// noted, so a 200 KB mistake costs a line, not a screen.
+func Quote(s string) string {
+	if len(s) <= MaxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := MaxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
+}
+
+// Visible escapes the characters a reader cannot see or that reorder what
+// they see around them (bidirectional controls, zero-width characters and
+// every other format character) as \uXXXX, so a name shows what it holds.
+// Other text is returned as it is.
+func Visible(s string) string {
+	if !strings.ContainsFunc(s, invisible) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if invisible(r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// invisible covers U+202A–U+202E, U+2066–U+2069, U+200B–U+200F and U+FEFF,
+// which are all format characters (Cf).
+func invisible(r rune) bool { return unicode.Is(unicode.Cf, r) }

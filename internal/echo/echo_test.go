@@ -1,0 +1,24 @@
+package echo
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestQuote(t *testing.T) {
+	assert.Equal(t, `"short\n"`, Quote("short\n"))
+	assert.Equal(t, `"`+strings.Repeat("x", 200)+`"`, Quote(strings.Repeat("x", 200)))
+	assert.Equal(t, `"`+strings.Repeat("x", 200)+`"… (204800 bytes)`, Quote(strings.Repeat("x", 200<<10)))
+	// A cut never splits a code point: 199 bytes of x, then é (2 bytes).
+	assert.Equal(t, `"`+strings.Repeat("x", 199)+`"… (203 bytes)`, Quote(strings.Repeat("x", 199)+"éé"))
+}
+
+func TestVisible(t *testing.T) {
+	for _, r := range "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200b\u200c\u200d\u200e\u200f\ufeff\u00ad\u2060" {
+		assert.NotContains(t, Visible("a"+string(r)+"b"), string(r), "%U", r)
+	}
+	assert.Equal(t, `evil\u202egnp.md`, Visible("evil\u202egnp.md"))
+	assert.Equal(t, "plain é 中文 ✓", Visible("plain é 中文 ✓"), "visible text is left alone")
+}
