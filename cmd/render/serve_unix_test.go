@@ -5,10 +5,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -121,5 +125,66 @@ func TestServeSignalEndsAStuckRender(t *testing.T) {
 			require.NoError(t, err)
 			assert.Empty(t, left, "the marks' folder is removed")
 		})
+	}
+}
+
+// requestStream is n request lines made by line, read as one stream
+// without holding them all.
+type requestStream struct {
+	n, i int
+	line func(i int) string
+	cur  strings.Reader
+}
+
+func (s *requestStream) Read(p []byte) (int, error) {
+	for s.cur.Len() == 0 {
+		if s.i == s.n {
+			return 0, io.EOF
+		}
+		s.cur.Reset(s.line(s.i) + "\n")
+		s.i++
+	}
+	return s.cur.Read(p)
+}
+
+// A long-lived serve holds what it caches to bounds in bytes: a thousand
+// requests carrying distinct megabyte strings, refused or rendered, keep
+// its peak resident memory under 256 MiB (it once reached 1.4 GB).
+func TestServeMemoryIsBoundedInBytes(t *testing.T) {
+	if testing.Short() || runtime.GOOS != "linux" {
+		t.Skip("streams 2 GB through serve; reads the peak RSS as Linux reports it")
+	}
+	bin := buildRender(t)
+	req := exampleRequest(t)
+	pad := strings.Repeat("k", 900_000)
+	wantResults := map[string]int{"distinct session keys": 0, "distinct prompts": 1000}
+	for name, line := range map[string]func(i int) string{
+		"distinct session keys": func(i int) string {
+			return requestLine(strconv.Itoa(i), strings.Replace(req, `"key":"agent:wren`, fmt.Sprintf(`"key":"%d%s`, i, pad), 1))
+		},
+		"distinct prompts": func(i int) string {
+			return requestLine(strconv.Itoa(i), strings.Replace(req, `"mode":"full"`, fmt.Sprintf(`"mode":"full","extra_system_prompt":"%d%s"`, i, pad), 1))
+		},
+	} {
+		cmd := exec.Command(bin, "serve", "-workspace", "../../examples/workspace")
+		cmd.Stdin = &requestStream{n: 1000, line: line}
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		replies, results := 0, 0
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			replies++
+			if bytes.Contains(sc.Bytes()[:min(len(sc.Bytes()), 100)], []byte(`"result"`)) {
+				results++
+			}
+		}
+		require.NoError(t, cmd.Wait())
+		assert.Equal(t, 1000, replies, name)
+		assert.Equal(t, wantResults[name], results, name)
+		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+		t.Logf("%s: %d results, peak RSS %d MiB", name, results, rss>>20)
+		assert.Less(t, rss, int64(256<<20), name)
 	}
 }
