@@ -582,3 +582,24 @@ func assertRefused(t *testing.T, err error, path string) {
 	assert.Contains(t, err.Error(), strconv.Quote(path), "the error names the path")
 	assert.NotContains(t, err.Error(), "\n")
 }
+
+// A wrapper over the real disk other than vfs.OS would read workspaces
+// by checking and then opening, so New refuses it with the way out; the
+// disk itself, and filesystems that are not the disk, are taken.
+func TestWrappedDiskIsRefused(t *testing.T) {
+	for name, fsys := range map[string]afero.Fs{
+		"read-only":           afero.NewReadOnlyFs(afero.NewOsFs()),
+		"base path":           afero.NewBasePathFs(afero.NewOsFs(), t.TempDir()),
+		"read-only base path": afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), t.TempDir())),
+	} {
+		_, err := engine.New(packWith(t, nil), engine.WithFS(fsys))
+		assert.ErrorContains(t, err, "reads the real disk through a wrapper", name)
+		assert.ErrorContains(t, err, "use vfs.OS() or vfs.OSAt(dir)", name)
+		_, err = engine.New(packWith(t, nil), engine.WithSkillHost(engine.SkillHost{FS: fsys}))
+		assert.ErrorContains(t, err, "reads the real disk through a wrapper", name)
+	}
+	for name, fsys := range map[string]afero.Fs{"OS": vfs.OS(), "OSAt": vfs.OSAt(t.TempDir()), "OsFs": afero.NewOsFs(), "memory": afero.NewMemMapFs(), "read-only memory": afero.NewReadOnlyFs(afero.NewMemMapFs())} {
+		_, err := engine.New(packWith(t, nil), engine.WithFS(fsys))
+		assert.NoError(t, err, name)
+	}
+}

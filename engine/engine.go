@@ -52,6 +52,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/meter"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/watch"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // Engine is a compiled pack plus the options renders share.
@@ -92,7 +93,9 @@ func WithConfig(c *config.Config) Option { return func(o *options) { o.config = 
 // no bootstrap files are injected). Request.Workspace.Path (else the
 // config's workspace) is a directory in it. The engine only reads it. Use
 // vfs.OS() (or an *afero.OsFs) for the real disk: its workspaces are read
-// through an os.Root, free of check-then-open races. vfs.OSAt(dir) reads
+// through an os.Root, free of check-then-open races. New refuses another
+// wrapper over the disk (afero's ReadOnlyFs over an OsFs, say), which
+// could not be. vfs.OSAt(dir) reads
 // the folder dir while the prompt shows the workspace path the request
 // or config gives, so where the files sit does not change the prompt;
 // with no workspace path in either, no workspace is opened and OSAt's
@@ -164,9 +167,16 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	if e.opts.store == nil {
 		e.opts.store = bootstrap.NewMemoryStore()
 	}
+	disks := []afero.Fs{e.opts.fs, e.opts.skillHost.FS}
 	for _, r := range e.opts.skillRoots {
 		if r.fsys == nil {
 			return nil, ErrorList{&Error{Phase: PhaseConfig, Err: fmt.Errorf("skills root %q has no filesystem", r.dir)}}
+		}
+		disks = append(disks, r.fsys)
+	}
+	for _, fsys := range disks {
+		if err := vfs.CheckDisk(fsys); err != nil {
+			return nil, ErrorList{&Error{Phase: PhaseConfig, Err: err}}
 		}
 	}
 	if err := e.userSkillDirs(); err != nil {

@@ -95,6 +95,33 @@ func IsOS(fsys afero.Fs) bool {
 	return false
 }
 
+// CheckDisk refuses a filesystem that reads the real disk through a
+// wrapper (afero's ReadOnlyFs or BasePathFs over an OsFs, say), where
+// IsOS cannot see the disk: its workspaces would be read by checking a
+// name and then opening it, two calls a symlink swap can come between.
+// OS and OSAt are read-only already and use the race-free backend.
+func CheckDisk(fsys afero.Fs) error {
+	if fsys == nil || IsOS(fsys) {
+		return nil
+	}
+	f, err := fsys.Open("/")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	for {
+		b, ok := f.(*afero.BasePathFile)
+		if !ok {
+			break
+		}
+		f = b.File
+	}
+	if _, ok := f.(*os.File); ok {
+		return fmt.Errorf("the filesystem (%s) reads the real disk through a wrapper, which cannot read a workspace free of symlink races; use vfs.OS() or vfs.OSAt(dir), read-only already", fsys.Name())
+	}
+	return nil
+}
+
 // OpenWorkspace opens the directory root inside fsys for reading. It
 // never fails: when root cannot be opened, every read reports why.
 // On [OSAt]'s filesystem it opens that folder, and root is only shown.
