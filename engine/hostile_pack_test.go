@@ -197,6 +197,7 @@ func TestRenderHonoursTheDeadlineWithinASection(t *testing.T) {
 	var ee *engine.Error
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, "hostile", ee.Section)
+	assert.Regexp(t, `^sections/hostile.md.tmpl:5:\d+: section hostile: context deadline exceeded$`, err.Error(), "no instrumentation in the message")
 }
 
 // The prompt bound counts every section, cached or not, so a render's

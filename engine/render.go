@@ -554,6 +554,12 @@ func execError(sec *pack.Section, err error) *Error {
 		}
 		return e
 	}
+	for _, done := range []error{context.DeadlineExceeded, context.Canceled} {
+		if errors.Is(err, done) {
+			e.Err = done // not "error calling _sysprompt_step" either
+			return e
+		}
+	}
 	if field, ok := diag.MissingField(e); ok {
 		if sec.Tier == TierStable && volatileKeys[field] {
 			e.Phase, e.Err = PhaseTier, &TierError{Field: field}
