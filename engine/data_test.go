@@ -16,6 +16,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/host"
 )
 
 const toolTable = `
@@ -510,7 +511,7 @@ func TestOnceWarningIsUsedOnlyByARenderThatShowsIt(t *testing.T) {
 	for name, newStore := range map[string]func(t *testing.T) bootstrap.Store{
 		"memory": func(*testing.T) bootstrap.Store { return bootstrap.NewMemoryStore() },
 		"file": func(t *testing.T) bootstrap.Store {
-			return bootstrap.NewFileStore(afero.NewOsFs(), filepath.Join(t.TempDir(), "seen.json"), nil)
+			return host.NewFileStore(afero.NewOsFs(), filepath.Join(t.TempDir(), "seen.json"), nil)
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -566,14 +567,14 @@ func TestOnceWarningWithAnUnusableStateFile(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o600))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "corrupt.json"), []byte(`{"seen": [`), 0o600))
 			var warnings []error
-			store := bootstrap.NewFileStore(afero.NewOsFs(), path, func(err error) { warnings = append(warnings, err) })
+			store := host.NewFileStore(afero.NewOsFs(), path, func(err error) { warnings = append(warnings, err) })
 			e, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), onceConfig(t, ""))
 			require.NoError(t, err)
 			res, err := e.Render(context.Background(), engine.Request{Workspace: engine.Workspace{Path: "/ws"}})
 			require.NoError(t, err)
 			assert.Contains(t, res.Layers[0].Dynamic, "## Bootstrap Context Notice")
 			require.Len(t, warnings, 1)
-			var se *bootstrap.StateError
+			var se *host.StateError
 			require.ErrorAs(t, warnings[0], &se)
 			assert.Equal(t, path, se.Path)
 		})

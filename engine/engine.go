@@ -51,7 +51,6 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/meter"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
-	"github.com/sysprompt/sysprompt/engine/internal/watch"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -72,14 +71,13 @@ type Engine struct {
 }
 
 type options struct {
-	config      *config.Config
-	fs          afero.Fs
-	store       bootstrap.Store
-	hook        bootstrap.Hook
-	limits      meter.Limits
-	skillHost   SkillHost
-	skillRoots  []bundledRoot
-	watchSkills bool
+	config     *config.Config
+	fs         afero.Fs
+	store      bootstrap.Store
+	hook       bootstrap.Hook
+	limits     meter.Limits
+	skillHost  SkillHost
+	skillRoots []bundledRoot
 }
 
 // Option configures an Engine.
@@ -204,23 +202,7 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	if err := e.checkMarkers(); err != nil {
 		return nil, ErrorList{err}
 	}
-	if e.opts.watchSkills {
-		w, err := watch.New(&e.snap.changed)
-		if err != nil {
-			return nil, ErrorList{&Error{Phase: PhaseWorkspace, Err: fmt.Errorf("watching skills folders: %w", err)}}
-		}
-		e.snap.watch = w
-	}
 	return e, nil
-}
-
-// Close stops watching skills folders (WithSkillsWatch). An Engine
-// without a watch needs no Close; a closed one still renders.
-func (e *Engine) Close() error {
-	if e.snap.watch == nil {
-		return nil
-	}
-	return e.snap.watch.Close()
 }
 
 // Resolve returns the settings a render of req would use: the pack's

@@ -41,9 +41,12 @@ type Result struct {
 	Omitted             []Omission     // manifest sections that did not render, and why
 	Skills              skills.Catalog // the skills catalog and what it left out
 	SkillsSize          CatalogSize    // what the catalog costs, measured when it was built
-	Tools               []Tool         // the request's tools, for the report's schema sizes
+	// SkillDirs are the folders on the real disk the catalog was found
+	// in, for a watch that calls Engine.SkillsChanged.
+	SkillDirs []string
+	Tools     []Tool // the request's tools, for the report's schema sizes
 	// Warnings are problems the render worked around, its prompt whole:
-	// a *bootstrap.StateError for a state file it could not lock, read or
+	// a *host.StateError (engine/host) for a state file it could not lock, read or
 	// write, which may cost a repeated truncation notice.
 	Warnings []error
 
@@ -150,7 +153,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	if err != nil {
 		return nil, err
 	}
-	res.Skills, res.SkillsSize = sk.catalog, sk.size
+	res.Skills, res.SkillsSize, res.SkillDirs = sk.catalog, sk.size, sk.dirs
 	stableFiles, dynamicFiles := splitFiles(files)
 	st := renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: derived{
 		Overrides:     view.OverrideSet(contrib.overrides),

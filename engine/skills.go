@@ -32,6 +32,7 @@ type sessionSkills struct {
 	size    CatalogSize
 	view    view.SkillsView
 	key     memo.Key
+	dirs    []string // the roots' folders on the real disk
 }
 
 // size is about the bytes a built catalog holds: its JSON encoding stands
@@ -94,11 +95,11 @@ func WithPluginSkills(plugin string, fsys afero.Fs, dir, display string) Option 
 	}
 }
 
-// WithSkillsWatch makes the Engine watch the skills folders it reads on
-// the real disk and rebuild every session's skills catalog after a change
-// (default: a session's catalog is rebuilt only when a new session
-// starts). Call Close when done with such an Engine.
-func WithSkillsWatch() Option { return func(o *options) { o.watchSkills = true } }
+// SkillsChanged tells the Engine that skills folders changed on disk:
+// every session's catalog is rebuilt on its next render, where otherwise
+// a session keeps the one it started with. A watch on Result.SkillDirs
+// (engine/host's Watch, say) is what would call it.
+func (e *Engine) SkillsChanged() { e.snap.changed.Add(1) }
 
 // bundledRoot is a skills root the embedding program adds.
 type bundledRoot struct {
@@ -109,7 +110,7 @@ type bundledRoot struct {
 // openedRoots are the skills roots of one discovery.
 type openedRoots struct {
 	roots      []skills.Root
-	watch      []string // the roots' folders on the real disk, for WithSkillsWatch
+	dirs       []string // the roots' folders on the real disk, for a watch
 	workspaces []*vfs.Workspace
 }
 
@@ -177,7 +178,7 @@ func (e *Engine) openSkillRoots(s *config.Settings, ws *vfs.Workspace) *openedRo
 			// Watched where the files are, which need not be the path shown
 			// (vfs.OSAt).
 			if disk := ws.DiskDir(); disk != "" {
-				o.watch = append(o.watch, filepath.Join(filepath.FromSlash(disk), filepath.FromSlash(r.dir)))
+				o.dirs = append(o.dirs, filepath.Join(filepath.FromSlash(disk), filepath.FromSlash(r.dir)))
 			}
 		}
 	}
@@ -185,7 +186,7 @@ func (e *Engine) openSkillRoots(s *config.Settings, ws *vfs.Workspace) *openedRo
 	for i, dir := range dirs {
 		o.roots = append(o.roots, skills.Root{Source: sources[i], Files: o.open(e.hostFS(), dir), Dir: ".", Display: dir})
 		if vfs.IsOS(e.hostFS()) {
-			o.watch = append(o.watch, filepath.FromSlash(dir))
+			o.dirs = append(o.dirs, filepath.FromSlash(dir))
 		}
 	}
 	for _, b := range e.opts.skillRoots {
@@ -215,7 +216,7 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 	}
 	session, from := sessionKeys(&set.key, req.Session, s)
 	return e.snap.skillsFor(session, from, req.Session.Reset, func() (sessionSkills, error) {
-		cat, err := e.discoverSkills(ctx, set, s, ws)
+		cat, dirs, err := e.discoverSkills(ctx, set, s, ws)
 		if err != nil {
 			return sessionSkills{}, err
 		}
@@ -230,24 +231,18 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 		if err != nil {
 			return sessionSkills{}, err
 		}
-		return sessionSkills{catalog: cat, size: size, view: sv, key: catalogKey(&set.key, &sv)}, nil
+		return sessionSkills{catalog: cat, size: size, view: sv, key: catalogKey(&set.key, &sv), dirs: dirs}, nil
 	})
 }
 
-// discoverSkills walks the roots and builds the catalog within its budget.
-func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *config.Settings, ws *vfs.Workspace) (skills.Catalog, error) {
+// discoverSkills walks the roots and builds the catalog within its
+// budget; it also returns the roots' folders on the real disk.
+func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *config.Settings, ws *vfs.Workspace) (skills.Catalog, []string, error) {
 	opened := e.openSkillRoots(s, ws)
 	defer opened.close()
-	// Watch before reading, so that a change made while the walk runs is
-	// not missed.
-	if e.snap.watch != nil {
-		for _, dir := range opened.watch {
-			e.snap.watch.Add(dir)
-		}
-	}
 	found, err := skills.Discover(ctx, opened.roots, skills.Options{Home: e.opts.skillHost.Home})
 	if err != nil {
-		return skills.Catalog{}, &Error{Phase: PhaseWorkspace, Err: err}
+		return skills.Catalog{}, nil, &Error{Phase: PhaseWorkspace, Err: err}
 	}
 	policy := skills.Policy{
 		AllowBundled: nil,
@@ -270,9 +265,9 @@ func (e *Engine) discoverSkills(ctx context.Context, set *renderSet, s *config.S
 	}
 	cat, err := skills.Build(found, policy, skills.Limits{MaxChars: s.MaxSkillsPromptChars, MaxSkills: s.MaxSkillsInPrompt}, measure)
 	if err != nil {
-		return skills.Catalog{}, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
+		return skills.Catalog{}, nil, &Error{Phase: PhaseExec, File: pack.TemplatesDir, Err: fmt.Errorf("measuring the skills catalog: %w", err)}
 	}
-	return cat, nil
+	return cat, opened.dirs, nil
 }
 
 // catalogChars executes the catalog partial for a list and counts its

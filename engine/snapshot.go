@@ -7,7 +7,6 @@ import (
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/memo"
-	"github.com/sysprompt/sysprompt/engine/internal/watch"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -21,7 +20,7 @@ import (
 //     again from a checked handle. The content served was always read
 //     from such a handle, so a name swapped for a symlink or a FIFO
 //     between two turns is refused by the stat, never read. A file changed
-//     less than racyWindow before it was read is not kept: a same-size
+//     less than vfs.RacyWindow before it was read is not kept: a same-size
 //     rewrite within the filesystem's timestamp granularity would leave
 //     its FileID unchanged (git's "racily clean" rule). This is the only
 //     use of the clock, and it decides only whether to read again.
@@ -30,8 +29,7 @@ import (
 //     builds it, later turns of the same session (same session key and
 //     id) reuse it. It is rebuilt when a new session starts, on a /new or
 //     /reset turn, when the turn's skill settings differ from the ones it
-//     was built with, and, for an Engine made WithSkillsWatch, when a
-//     skills folder on disk changes.
+//     was built with, and after Engine.SkillsChanged.
 
 // Bounds of the snapshot, in entries and in bytes (what a text or a
 // catalog holds; keys are hashes): past them the least recently used
@@ -42,7 +40,6 @@ const (
 	maxSkillsSessions  = 256
 	maxSkillsBytes     = 32 << 20
 	snapshotEntryBytes = 256 // what an entry costs besides what it holds
-	racyWindow         = 2 * time.Second
 )
 
 type snapshot struct {
@@ -52,7 +49,6 @@ type snapshot struct {
 	// changed counts skills-change notifications; a session built before
 	// the latest one is stale.
 	changed atomic.Uint64
-	watch   *watch.Dirs // nil unless the Engine opted in
 }
 
 // skillsSession is one session's skills catalog and what it was built from.
@@ -105,17 +101,10 @@ func (r textReader) ReadPrepared(name string, keep vfs.Keep) (bootstrap.Text, er
 		return bootstrap.Text{}, err
 	}
 	t := bootstrap.Prepare(raw, r.Display(name))
-	if !racy(raw.ID, time.Now()) {
+	if !raw.ID.Racy(time.Now()) {
 		r.s.texts.Put(key, t)
 	}
 	return t, nil
-}
-
-// racy reports whether a file with this FileID changed too shortly before
-// now for its FileID to tell a later same-size edit apart.
-func racy(id vfs.FileID, now time.Time) bool {
-	changed := max(id.ModTime, id.ChangeTime)
-	return now.UnixNano()-changed < int64(racyWindow)
 }
 
 // sessionKeys returns the key of the render's session (its key and id)

@@ -141,11 +141,12 @@ func exampleDirectRequest(t testing.TB, workspace string) engine.Request {
 	return req
 }
 
-// With WithSkillsWatch, a skill added on disk shows in a later turn of the
-// same session once the change notification has arrived; also when the
-// prompt shows the agent's own path and the files are read from another
-// folder (vfs.OSAt), which is the one watched.
-func TestSkillsWatchRefreshesTheSession(t *testing.T) {
+// A session keeps its skills catalog until Engine.SkillsChanged: then a
+// skill added on disk shows in its next turn. Result.SkillDirs names the
+// folders a watch would follow, the ones read from, also when the prompt
+// shows the agent's own path and the files sit in another folder
+// (vfs.OSAt).
+func TestSkillsChangedRefreshesTheSession(t *testing.T) {
 	for name, shownElsewhere := range map[string]bool{"OS": false, "OSAt": true} {
 		t.Run(name, func(t *testing.T) {
 			ws := diskExampleWorkspace(t)
@@ -153,32 +154,28 @@ func TestSkillsWatchRefreshesTheSession(t *testing.T) {
 			if shownElsewhere {
 				fsys, shown = vfs.OSAt(ws), "/Users/ana/.openclaw/workspace"
 			}
-			e, err := engine.New(os.DirFS(".."), engine.WithFS(fsys), engine.WithSkillsWatch())
+			e, err := engine.New(os.DirFS(".."), engine.WithFS(fsys))
 			require.NoError(t, err)
-			defer e.Close()
 			req := exampleDirectRequest(t, shown)
 			req.Session.Key, req.Session.ID = "main", "one"
 			first, err := e.Render(context.Background(), req)
 			require.NoError(t, err)
 			require.Positive(t, first.Skills.Found, "the workspace's skills were read")
+			assert.Contains(t, first.SkillDirs, filepath.Join(ws, "skills"))
 
-			dir := filepath.Join(ws, "skills", "late", "deeper", "watched")
+			dir := filepath.Join(ws, "skills", "late")
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "SKILL.md"),
-				[]byte("---\nname: watched\ndescription: appears mid-session\n---\nbody\n"), 0o644))
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				res, err := e.Render(context.Background(), req)
-				require.NoError(t, err)
-				if res.Skills.Found > first.Skills.Found {
-					assert.Contains(t, res.Layers[0].Stable, "<location>"+shown+"/skills/late/deeper/watched/SKILL.md</location>")
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the new skill never showed: found %d", res.Skills.Found)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				[]byte("---\nname: late\ndescription: appears mid-session\n---\nbody\n"), 0o644))
+			same, err := e.Render(context.Background(), req)
+			require.NoError(t, err)
+			assert.Equal(t, first.Skills.Found, same.Skills.Found, "the session keeps its catalog")
+
+			e.SkillsChanged()
+			res, err := e.Render(context.Background(), req)
+			require.NoError(t, err)
+			assert.Equal(t, first.Skills.Found+1, res.Skills.Found)
+			assert.Contains(t, res.Layers[0].Stable, "<location>"+shown+"/skills/late/SKILL.md</location>")
 		})
 	}
 }

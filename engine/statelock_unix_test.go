@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
-	"github.com/sysprompt/sysprompt/engine/bootstrap"
+	"github.com/sysprompt/sysprompt/engine/host"
 )
 
 // A state file whose lock another process holds costs a render about a
@@ -30,7 +30,7 @@ func TestRenderWithTheStateLockHeld(t *testing.T) {
 	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX))
 
 	ws := workspaceFS(t, map[string]string{"AGENTS.md": strings.Repeat("a", 3000)})
-	store := bootstrap.NewFileStore(afero.NewOsFs(), path, nil)
+	store := host.NewFileStore(afero.NewOsFs(), path, nil)
 	e, err := engine.New(packWith(t, nil), engine.WithFS(ws), engine.WithWarningStore(store), onceConfig(t, ""))
 	require.NoError(t, err)
 	start := time.Now()
@@ -39,7 +39,7 @@ func TestRenderWithTheStateLockHeld(t *testing.T) {
 	assert.Less(t, time.Since(start), 5*time.Second)
 	assert.Contains(t, res.Layers[0].Dynamic, "## Bootstrap Context Notice")
 	require.NotEmpty(t, res.Warnings)
-	var se *bootstrap.StateError
+	var se *host.StateError
 	require.ErrorAs(t, res.Warnings[0], &se)
 	assert.Equal(t, "lock", se.Op)
 	assert.ErrorContains(t, se, "still held by another store after 1s")

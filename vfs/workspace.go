@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/afero"
@@ -226,6 +227,22 @@ type FileID struct {
 func (a FileID) SameFile(b FileID) bool {
 	return a.Ino != 0 && a.Dev == b.Dev && a.Ino == b.Ino
 }
+
+// RacyWindow is how long after a change a file's FileID cannot be
+// trusted to tell a later change apart: a same-size rewrite within the
+// filesystem's timestamp granularity leaves it as it was (git's "racily
+// clean" rule).
+const RacyWindow = 2 * time.Second
+
+// Racy reports whether the file changed too shortly before now for its
+// FileID to tell a later same-size edit apart. Whatever holds data read
+// from such a file reads it again next time.
+func (a FileID) Racy(now time.Time) bool {
+	return now.UnixNano()-max(a.ModTime, a.ChangeTime) < int64(RacyWindow)
+}
+
+// IDOf is the FileID of what fi describes.
+func IDOf(fi fs.FileInfo) FileID { return idOf(fi) }
 
 func idOf(fi fs.FileInfo) FileID {
 	id := FileID{Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Mode: fi.Mode()}

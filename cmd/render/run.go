@@ -9,9 +9,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/host"
 	"github.com/sysprompt/sysprompt/engine/report"
 	"github.com/sysprompt/sysprompt/internal/echo"
 	"github.com/sysprompt/sysprompt/vfs"
@@ -122,7 +121,6 @@ type common struct {
 	bundledSkills                           string
 
 	preview      bool      // a preview command: never record warnings as shown
-	watchSkills  bool      // watch: the engine watches skills folders for changes
 	workspaceAbs string    // set by engine(): the absolute -workspace path, slash-separated
 	stderr       io.Writer // set by register(): where warnings go
 }
@@ -339,7 +337,7 @@ func (c *common) engine() (*engine.Engine, error) {
 		c.workspaceAbs = filepath.ToSlash(abs)
 		opts = append(opts, engine.WithFS(vfs.OSAt(abs)))
 	}
-	opts = append(opts, engine.WithSkillHost(hostFacts()))
+	opts = append(opts, engine.WithSkillHost(host.Skills()))
 	if c.bundledSkills != "" {
 		dir, err := existingDir("-bundled-skills", c.bundledSkills)
 		if err != nil {
@@ -347,22 +345,19 @@ func (c *common) engine() (*engine.Engine, error) {
 		}
 		opts = append(opts, engine.WithBundledSkills(vfs.OS(), dir, filepath.ToSlash(dir)))
 	}
-	if c.watchSkills {
-		opts = append(opts, engine.WithSkillsWatch())
-	}
 	if c.state != "" {
 		// A state file that cannot be used costs at most a repeated notice.
-		fileStore := bootstrap.NewFileStore(afero.NewOsFs(), c.state, func(err error) {
+		fileStore := host.NewFileStore(afero.NewOsFs(), c.state, func(err error) {
 			fmt.Fprintf(c.stderr, "render: warning: %s\n", err)
 		})
 		var store bootstrap.Store = fileStore
 		if c.preview {
-			store = readOnlyStore{fileStore}
+			store = host.ReadOnly(fileStore)
 		}
 		opts = append(opts, engine.WithWarningStore(store))
 	}
 	if c.hook != "" {
-		opts = append(opts, engine.WithBootstrapHook(bootstrap.CommandHook(c.hook, hookTimeout)))
+		opts = append(opts, engine.WithBootstrapHook(host.CommandHook(c.hook, hookTimeout)))
 	}
 	e, err := engine.New(packFS(c.pack), opts...)
 	if err != nil {
@@ -387,17 +382,6 @@ func existingDir(flagName, dir string) (string, error) {
 	}
 	return abs, nil
 }
-
-// readOnlyStore lets preview commands (report, explain, diff, watch) see
-// which truncation warnings were shown without claiming or using any up.
-type readOnlyStore struct{ *bootstrap.FileStore }
-
-func (s readOnlyStore) Claim(ctx context.Context, signature string) (bool, error) {
-	seen, err := s.Seen(ctx, signature)
-	return !seen, err
-}
-
-func (readOnlyStore) Remember(context.Context, string) error { return nil }
 
 // inPack rewrites the file names in pack errors that point at a file of
 // the user's pack directory to DIR/file, so people can tell their own
@@ -676,26 +660,4 @@ func plural(n int, word string) string {
 		return fmt.Sprintf("%d %ses", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// hostFacts are the real host's facts for skills: the CLI is a runtime
-// adapter, so it may look at the machine; the engine never does. The
-// user's skills folders (~/.agents/skills, skills.managedDir,
-// skills.load.extraDirs) are read from the real disk, with or without a
-// -workspace.
-func hostFacts() engine.SkillHost {
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	home, _ := os.UserHomeDir()
-	return engine.SkillHost{
-		OS:       runtime.GOOS,
-		LookPath: func(bin string) bool { _, err := exec.LookPath(bin); return err == nil },
-		Env:      env,
-		Home:     filepath.ToSlash(home),
-		FS:       vfs.OS(),
-	}
 }

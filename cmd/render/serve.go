@@ -66,7 +66,6 @@ func cmdServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer s.close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return s.serve(ctx, stdin, stdout)
@@ -161,7 +160,6 @@ func (s *server) answerLines(ctx context.Context, stdin io.Reader, stdout io.Wri
 func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (bool, error) {
 	s.mu.Lock()
 	stopped := s.stopped
-	s.busy = !stopped
 	s.mu.Unlock()
 	if stopped {
 		return false, nil
@@ -169,7 +167,6 @@ func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (boo
 	r := s.answer(ctx, in)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.busy = false
 	if s.stopped {
 		return false, nil
 	}
@@ -178,7 +175,6 @@ func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (boo
 
 // answer renders one line's request, or says why it cannot.
 func (s *server) answer(ctx context.Context, in inputLine) serveReply {
-	s.begin()
 	reply := serveReply{SchemaVersion: serveSchemaVersion}
 	fail := func(err error) serveReply {
 		reply.Error = serveErrorOf(err)

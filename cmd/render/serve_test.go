@@ -309,17 +309,8 @@ func TestServeSeesWorkspaceEdits(t *testing.T) {
 	assert.Equal(t, 0, s.end(t))
 }
 
-// needExactBarrier skips a test that edits a source and asks at once
-// where the change barrier is not exact (see sourceWatch).
-func needExactBarrier(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("serve sees an edit on the very next request only with inotify")
-	}
-}
-
 func TestServeSeesPackEdits(t *testing.T) {
 	t.Parallel()
-	needExactBarrier(t)
 	pack := t.TempDir()
 	section := filepath.Join(pack, "sections", "user_identity.md.tmpl")
 	require.NoError(t, os.Mkdir(filepath.Dir(section), 0o755))
@@ -366,7 +357,6 @@ func TestServeSeesPackEdits(t *testing.T) {
 
 func TestServeSeesConfigEdits(t *testing.T) {
 	t.Parallel()
-	needExactBarrier(t)
 	dir := t.TempDir()
 	config := filepath.Join(dir, "agents.toml")
 	zone := func(z string) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -12,10 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/host"
 	"github.com/sysprompt/sysprompt/engine/report"
 )
 
@@ -39,156 +38,78 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	targets := newWatchTargets(c)
-	for _, p := range targets.dirs {
-		if err := w.Add(p); err != nil {
-			return fmt.Errorf("watching %s: %w", p, err)
-		}
-	}
 	// The first Ctrl-C (or a SIGTERM) ends watch: it cancels the render
 	// under way, and watchLoop returns without waiting for it to notice.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-
 	changes := make(chan string)
-	go forwardChanges(ctx, w, targets, changes, stderr)
-	c.preview, c.watchSkills = true, true
-	var r watchRenderer
-	renderOnce := func() (*engine.Result, error) { return r.render(ctx, &c, stdin) }
-	if !watchLoop(ctx, changes, renderOnce, stdout, stderr) {
-		r.close() // else a render still uses it; the process is about to exit
+	w, err := host.NewWatch(func(name string) {
+		select {
+		case changes <- name:
+		case <-ctx.Done():
+		}
+	})
+	if err != nil {
+		return err
 	}
+	defer w.Close()
+	watchTargets(w, &c)
+	c.preview = true
+	r := watchRenderer{w: w}
+	renderOnce := func() (*engine.Result, error) { return r.render(ctx, &c, stdin) }
+	watchLoop(ctx, changes, renderOnce, stdout, stderr)
 	return nil
 }
 
-// forwardChanges sends the names of relevant changes on changes until ctx
-// ends or the watcher closes, then closes changes.
-func forwardChanges(ctx context.Context, w *fsnotify.Watcher, targets watchTargets, changes chan<- string, stderr io.Writer) {
-	defer close(changes)
-	for {
-		select {
-		case ev, ok := <-w.Events:
-			if !ok {
-				return
-			}
-			if !targets.relevant(ev.Name) {
-				continue // another file in the request's folder, say
-			}
-			if ev.Op&fsnotify.Create != 0 {
-				// Watch new directories too (a new skill folder).
-				if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
-					w.Add(ev.Name)
-				}
-			}
-			select {
-			case changes <- ev.Name:
-			case <-ctx.Done():
-				return
-			}
-		case err, ok := <-w.Errors:
-			if !ok {
-				return
-			}
-			fmt.Fprintf(stderr, "render: watch: %v\n", err)
-		case <-ctx.Done():
-			return
+// watchTargets starts w on what watch renders from: the pack and
+// workspace trees, and the request and config files.
+func watchTargets(w *host.Watch, c *common) {
+	for _, tree := range []string{c.pack, c.workspace} {
+		if abs, err := filepath.Abs(tree); err == nil && tree != "" {
+			w.AddTree(abs)
+		}
+	}
+	for _, file := range []string{c.request, c.config} {
+		if abs, err := filepath.Abs(file); err == nil && file != "" {
+			w.AddFile(abs)
 		}
 	}
 }
 
-// watchRenderer renders on each change with a new engine, which reloads
-// the pack and config and also watches the skills folders it reads; it
-// closes each engine once the next one is built, and the last on close.
+// watchRenderer renders on each change with one engine, built again only
+// when the pack or the config changed (checked by file identity, as
+// serve does). It tells the engine skills changed before each render, so
+// every render shows the skills on disk, and adds the skills folders a
+// render read to the watch, so that an edit under any of them (the
+// user's own, outside the workspace, too) renders again.
 type watchRenderer struct {
-	e *engine.Engine
+	w       *host.Watch
+	e       *engine.Engine
+	sources *host.Sources
 }
 
 func (r *watchRenderer) render(ctx context.Context, c *common, stdin io.Reader) (*engine.Result, error) {
-	next, req, err := c.load(stdin)
-	if err != nil {
-		if next != nil {
-			next.Close() // built before the request failed to load
+	if r.e == nil || r.sources.Changed() {
+		r.e = nil
+		r.sources = host.NewSources(c.pack, c.config)
+		e, err := c.engine()
+		if err != nil {
+			return nil, err
 		}
+		r.e = e
+	}
+	req, err := c.requestFrom(r.e, c.request, stdin)
+	if err != nil {
 		return nil, err
 	}
-	r.close()
-	r.e = next
+	r.e.SkillsChanged()
 	res, err := r.e.Render(ctx, req)
+	if res != nil {
+		for _, dir := range res.SkillDirs {
+			r.w.AddTree(dir)
+		}
+	}
 	return res, inPack(err, c.pack)
-}
-
-func (r *watchRenderer) close() {
-	if r.e != nil {
-		r.e.Close()
-		r.e = nil
-	}
-}
-
-// watchTargets says what watch listens to: the pack and workspace trees,
-// and the request and config files. Files are watched through their
-// folders, since editors save by renaming a new file into place, which a
-// watch on the file itself would miss; other files in those folders are
-// ignored (the prompt may well be written next to the request).
-type watchTargets struct {
-	dirs  []string        // folders to watch
-	trees []string        // any change under these counts
-	files map[string]bool // changes to exactly these count
-}
-
-func newWatchTargets(c common) watchTargets {
-	t := watchTargets{files: map[string]bool{}}
-	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			t.dirs = append(t.dirs, p)
-		}
-	}
-	for _, root := range []string{c.pack, c.workspace} {
-		if root == "" {
-			continue
-		}
-		abs, err := filepath.Abs(root)
-		if err != nil {
-			continue
-		}
-		t.trees = append(t.trees, abs)
-		filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				add(p)
-			}
-			return nil
-		})
-	}
-	for _, f := range []string{c.request, c.config} {
-		if abs, err := filepath.Abs(f); err == nil && f != "" {
-			t.files[abs] = true
-			add(filepath.Dir(abs))
-		}
-	}
-	return t
-}
-
-// relevant reports whether a change to name should trigger a render.
-func (t watchTargets) relevant(name string) bool {
-	abs, err := filepath.Abs(name)
-	if err != nil {
-		return false
-	}
-	if t.files[abs] {
-		return true
-	}
-	for _, root := range t.trees {
-		if abs == root || strings.HasPrefix(abs, root+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
 }
 
 // watchLoop renders at start and after each burst of changes until ctx

@@ -200,14 +200,3 @@ func TestWatchLoopRaisesARenderPanic(t *testing.T) {
 		watchLoop(context.Background(), make(chan string), renderOnce, &stdout, &stderr)
 	})
 }
-
-func TestWatchTargets(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"ws/AGENTS.md": "x", "ws/skills/a/SKILL.md": "---\nname: a\n---\n", "req/r.toml": "", "req/prompt.md": ""})
-	targets := newWatchTargets(common{workspace: dir + "/ws", request: dir + "/req/r.toml"})
-	assert.Equal(t, []string{dir + "/ws", dir + "/ws/skills", dir + "/ws/skills/a", dir + "/req"}, targets.dirs)
-	assert.True(t, targets.relevant(dir+"/ws/AGENTS.md"))
-	assert.True(t, targets.relevant(dir+"/ws/skills/b/SKILL.md"), "a new skill folder counts")
-	assert.True(t, targets.relevant(dir+"/req/r.toml"))
-	assert.False(t, targets.relevant(dir+"/req/prompt.md"), "output written next to the request must not loop")
-	assert.False(t, targets.relevant(dir+"/wsx/AGENTS.md"), "a sibling with a common prefix is not in the tree")
-}

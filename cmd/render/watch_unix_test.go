@@ -3,10 +3,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -66,4 +68,53 @@ func TestWatchSignalEndsAStuckRender(t *testing.T) {
 			assert.Empty(t, stderr.String())
 		})
 	}
+}
+
+// render watch renders again soon after a skill is added to the user's
+// own skills folder, outside the workspace: it watches every skills folder
+// a render read. Within the one second users expect, measured; the bound
+// asserted is a generous one, not a speed check.
+func TestWatchSeesASkillOutsideTheWorkspace(t *testing.T) {
+	home := t.TempDir()
+	userSkills := filepath.Join(home, ".agents", "skills")
+	require.NoError(t, os.MkdirAll(userSkills, 0o755))
+	cmd := exec.Command("render", "watch", "-workspace", copyExampleWorkspace(t, "ws"), "-request", "../../examples/requests/direct.toml")
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+	}()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	waitLine := func(want string) time.Time {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case line, ok := <-lines:
+				require.True(t, ok, "watch ended before printing %q", want)
+				if strings.Contains(line, want) {
+					return time.Now()
+				}
+			case <-timeout:
+				t.Fatalf("watch never printed %q", want)
+			}
+		}
+	}
+	waitLine("-- rendered:")
+	skill := filepath.Join(userSkills, "late", "SKILL.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(skill), 0o755))
+	written := time.Now()
+	require.NoError(t, os.WriteFile(skill, []byte("---\nname: late\ndescription: added while watching\n---\nbody\n"), 0o644))
+	shown := waitLine("~/.agents/skills/late/SKILL.md")
+	t.Logf("re-rendered %v after the edit", shown.Sub(written).Round(time.Millisecond))
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine/host"
 )
 
 // exampleShown is the workspace path the example requests give: Wren's
@@ -98,20 +100,20 @@ test -f "$d/personas/pirate.md" && echo '{"files": [{"name": "SOUL.md", "path": 
 	assert.NotContains(t, stdout, ws)
 }
 
-// render watch listens to the folder the files are read from, and a skill
+// render watch reads the folder the files are read from, and a skill
 // added there shows, under the agent's path, on the next render.
 func TestWatchSeesASkillInTheWorkspaceFolder(t *testing.T) {
 	ws := copyExampleWorkspace(t, "ws")
-	c := common{workspace: ws, request: "../../examples/requests/direct.toml", preview: true, watchSkills: true, stderr: os.Stderr}
-	targets := newWatchTargets(c)
-	assert.Contains(t, targets.dirs, filepath.Join(ws, "skills"))
-	var r watchRenderer
-	defer r.close()
+	c := common{workspace: ws, request: "../../examples/requests/direct.toml", preview: true, stderr: os.Stderr}
+	w, err := host.NewWatch(func(string) {})
+	require.NoError(t, err)
+	defer w.Close()
+	r := watchRenderer{w: w}
 	before, err := r.render(context.Background(), &c, strings.NewReader(""))
 	require.NoError(t, err)
+	assert.Contains(t, before.SkillDirs, filepath.Join(ws, "skills"))
 
 	skill := filepath.Join(ws, "skills", "late", "SKILL.md")
-	assert.True(t, targets.relevant(skill))
 	require.NoError(t, os.MkdirAll(filepath.Dir(skill), 0o755))
 	require.NoError(t, os.WriteFile(skill, []byte("---\nname: late\ndescription: added while watching\n---\nbody\n"), 0o644))
 	after, err := r.render(context.Background(), &c, strings.NewReader(""))

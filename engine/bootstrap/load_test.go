@@ -697,3 +697,26 @@ func TestLoadCanceled(t *testing.T) {
 	_, err := Load(ctx, ws, testOptions())
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// What a hook returns is checked like any list: a name, with or without
+// a path, that is absolute or climbs out of the workspace fails the load.
+func TestHookNamesStayInside(t *testing.T) {
+	_, ws := memWorkspace(t, allFiles())
+	tests := []struct {
+		entry   Entry
+		wantErr string
+	}{
+		{Entry{Name: "../x"}, `file 1: bad name: path "../x" refused: path escapes the workspace`},
+		{Entry{Name: "/etc/passwd"}, `file 1: bad name: path "/etc/passwd" refused: absolute path`},
+		{Entry{Name: "../x", Path: "SOUL.md"}, `file 1: bad name: path "../x" refused: path escapes the workspace`},
+		{Entry{Name: "SOUL.md", Path: "/etc/passwd"}, `file "SOUL.md": path "/etc/passwd" refused: absolute path`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.entry.Name+" "+tt.entry.Path, func(t *testing.T) {
+			hook := func(context.Context, Event) ([]Entry, error) { return []Entry{{Name: "AGENTS.md"}, tt.entry}, nil }
+			_, err := Load(context.Background(), ws, testOptions(func(o *Options) { o.Hook = hook }))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "agent:bootstrap hook: "+tt.wantErr)
+		})
+	}
+}

@@ -90,16 +90,16 @@ func Record(ctx context.Context, mode WarningMode, signature string, store Store
 	return store.Remember(ctx, signature)
 }
 
-// maxSeen bounds how many signatures a store keeps; the oldest go first.
-const maxSeen = 32
+// MaxSeen bounds how many signatures a store keeps; the oldest go first.
+const MaxSeen = 32
 
-// remember appends sig as the newest entry of seen, moving it if present,
-// and evicts the oldest beyond maxSeen.
-func remember(seen []string, sig string) []string {
+// AppendSeen appends sig as the newest entry of seen, moving it if present,
+// and evicts the oldest beyond MaxSeen.
+func AppendSeen(seen []string, sig string) []string {
 	seen = slices.DeleteFunc(seen, func(s string) bool { return s == sig })
 	seen = append(seen, sig)
-	if len(seen) > maxSeen {
-		seen = slices.Delete(seen, 0, len(seen)-maxSeen)
+	if len(seen) > MaxSeen {
+		seen = slices.Delete(seen, 0, len(seen)-MaxSeen)
 	}
 	return seen
 }
@@ -132,6 +132,23 @@ func (s *MemoryStore) Claim(ctx context.Context, signature string) (bool, error)
 func (s *MemoryStore) Remember(_ context.Context, signature string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.seen = remember(s.seen, signature)
+	s.seen = AppendSeen(s.seen, signature)
 	return nil
+}
+
+// problemsKey is the context key of CollectProblems' list.
+type problemsKey struct{}
+
+// CollectProblems returns ctx carrying list: each problem a Store works
+// around in a call made with the returned context is added to it with
+// AddProblem, so that one render can tell of its own.
+func CollectProblems(ctx context.Context, list *[]error) context.Context {
+	return context.WithValue(ctx, problemsKey{}, list)
+}
+
+// AddProblem adds err to the list ctx carries, if it carries one.
+func AddProblem(ctx context.Context, err error) {
+	if list, ok := ctx.Value(problemsKey{}).(*[]error); ok {
+		*list = append(*list, err)
+	}
 }

@@ -73,7 +73,7 @@ func TestWarnOnceAcrossLoads(t *testing.T) {
 	ctx := context.Background()
 	fsys, ws := memWorkspace(t, map[string]string{"MEMORY.md": strings.Repeat("m", 300)})
 	opts := testOptions(func(o *Options) { o.Files, o.MaxChars = []string{"MEMORY.md"}, 200 })
-	store := NewFileStore(fsys, "state/seen.json", nil)
+	store := NewMemoryStore()
 	warn := func() bool {
 		res := mustLoad(t, ws, opts)
 		require.NotEmpty(t, res.Signature)
@@ -86,42 +86,7 @@ func TestWarnOnceAcrossLoads(t *testing.T) {
 	}
 	assert.True(t, warn(), "first time")
 	assert.False(t, warn(), "same truncation again")
-	store = NewFileStore(fsys, "state/seen.json", nil) // a restart
-	assert.False(t, warn(), "remembered across restarts")
 	require.NoError(t, afero.WriteFile(fsys, "ws/MEMORY.md", []byte(strings.Repeat("m", 301)), 0o644))
 	assert.True(t, warn(), "the file changed size")
 	assert.False(t, warn())
-}
-
-func TestFileStore(t *testing.T) {
-	ctx := context.Background()
-	t.Run("keeps the newest 32, atomically", func(t *testing.T) {
-		fsys := afero.NewMemMapFs()
-		store := NewFileStore(fsys, "seen.json", nil)
-		for i := range 40 {
-			require.NoError(t, store.Remember(ctx, fmt.Sprintf("sig-%02d", i)))
-		}
-		require.NoError(t, store.Remember(ctx, "sig-10")) // seen again: now the newest
-		for sig, want := range map[string]bool{"sig-00": false, "sig-07": false, "sig-08": true, "sig-10": true, "sig-39": true} {
-			got, err := store.Seen(ctx, sig)
-			require.NoError(t, err)
-			assert.Equal(t, want, got, sig)
-		}
-		data, err := afero.ReadFile(fsys, "seen.json")
-		require.NoError(t, err)
-		assert.True(t, strings.HasPrefix(string(data), "{\n  \"seen\": [\n    \"sig-08\",\n    \"sig-09\",\n    \"sig-11\","), string(data))
-		assert.True(t, strings.HasSuffix(string(data), "\"sig-39\",\n    \"sig-10\"\n  ]\n}\n"), string(data))
-		entries, err := afero.ReadDir(fsys, ".")
-		require.NoError(t, err)
-		var names []string
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		assert.Equal(t, []string{"seen.json", "seen.json.lock"}, names, "no temporary files left behind")
-	})
-	t.Run("missing file is empty", func(t *testing.T) {
-		seen, err := NewFileStore(afero.NewMemMapFs(), "none.json", nil).Seen(ctx, "x")
-		require.NoError(t, err)
-		assert.False(t, seen)
-	})
 }

@@ -1,4 +1,4 @@
-package bootstrap
+package host
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/afero"
 
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -95,17 +96,6 @@ func NewFileStore(fsys afero.Fs, path string, warn func(error)) *FileStore {
 	}
 }
 
-// problemsKey is the context key of CollectProblems' list.
-type problemsKey struct{}
-
-// CollectProblems returns ctx carrying list: each problem a FileStore works
-// around in a call made with the returned context (reported to its warn
-// function or not) is appended to it as a *StateError, so that one render
-// can tell of its own.
-func CollectProblems(ctx context.Context, list *[]error) context.Context {
-	return context.WithValue(ctx, problemsKey{}, list)
-}
-
 // StateError is a problem with a FileStore's file that the store worked
 // around; its message says how.
 type StateError struct {
@@ -159,7 +149,7 @@ func (s *FileStore) Claim(ctx context.Context, signature string) (bool, error) {
 // Remember records signature as the newest seen, and drops its claim.
 func (s *FileStore) Remember(ctx context.Context, signature string) error {
 	return s.update(ctx, func(st *state, _ time.Time) bool {
-		seen := remember(slices.Clone(st.Seen), signature)
+		seen := bootstrap.AppendSeen(slices.Clone(st.Seen), signature)
 		claims := slices.DeleteFunc(slices.Clone(st.Claims), func(c claim) bool { return c.Signature == signature })
 		if slices.Equal(seen, st.Seen) && len(claims) == len(st.Claims) {
 			return false // recorded already: spare the write
@@ -211,10 +201,8 @@ func (s *FileStore) updateLocked(ctx context.Context, change func(*state, time.T
 // the last call without problems, and adds it to ctx's problem list.
 func (s *FileStore) report(ctx context.Context, problems ...*StateError) {
 	problems = slices.DeleteFunc(problems, func(p *StateError) bool { return p == nil })
-	if list, ok := ctx.Value(problemsKey{}).(*[]error); ok {
-		for _, p := range problems {
-			*list = append(*list, p)
-		}
+	for _, p := range problems {
+		bootstrap.AddProblem(ctx, p)
 	}
 	if len(problems) == 0 {
 		clear(s.reported)
@@ -388,13 +376,13 @@ func (st *state) encode() ([]byte, error) {
 }
 
 // tidy drops what a state read from a file must not act on: seen
-// signatures beyond the newest maxSeen, and claims that have lapsed, that
+// signatures beyond the newest bootstrap.MaxSeen, and claims that have lapsed, that
 // run further ahead than a lease (a clock set back, or a hand edit), that
 // are for a seen signature or repeat an earlier claim's, or that are beyond
-// the newest maxSeen.
+// the newest bootstrap.MaxSeen.
 func (st *state) tidy(now time.Time) {
-	if n := len(st.Seen); n > maxSeen {
-		st.Seen = st.Seen[n-maxSeen:]
+	if n := len(st.Seen); n > bootstrap.MaxSeen {
+		st.Seen = st.Seen[n-bootstrap.MaxSeen:]
 	}
 	claimed := map[string]bool{}
 	st.Claims = slices.DeleteFunc(st.Claims, func(c claim) bool {
@@ -405,8 +393,8 @@ func (st *state) tidy(now time.Time) {
 		}
 		return drop
 	})
-	if n := len(st.Claims); n > maxSeen {
-		st.Claims = st.Claims[n-maxSeen:]
+	if n := len(st.Claims); n > bootstrap.MaxSeen {
+		st.Claims = st.Claims[n-bootstrap.MaxSeen:]
 	}
 }
 
@@ -423,7 +411,7 @@ func (st *state) holder(signature string) string {
 func (st *state) setClaim(signature, owner string, until time.Time) {
 	st.Claims = slices.DeleteFunc(st.Claims, func(c claim) bool { return c.Signature == signature })
 	st.Claims = append(st.Claims, claim{Signature: signature, Owner: owner, Until: until})
-	if n := len(st.Claims); n > maxSeen {
-		st.Claims = st.Claims[n-maxSeen:]
+	if n := len(st.Claims); n > bootstrap.MaxSeen {
+		st.Claims = st.Claims[n-bootstrap.MaxSeen:]
 	}
 }

@@ -1,4 +1,4 @@
-package bootstrap
+package host
 
 import (
 	"bufio"
@@ -20,6 +20,8 @@ import (
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 )
 
 // openStore is a FileStore whose problems are passed to warn (nil: dropped).
@@ -46,14 +48,14 @@ func seenInFile(t *testing.T, path string) []string {
 }
 
 // claimThenRecord is one render's part in the "once" protocol for each
-// signature: ShouldWarn, then, after every other render in the test has
-// decided too (renders that overlap), Record for each notice shown.
-func claimThenRecord(ctx context.Context, store Store, decided *sync.WaitGroup, sigs ...string) ([]bool, error) {
+// signature: bootstrap.ShouldWarn, then, after every other render in the test has
+// decided too (renders that overlap), bootstrap.Record for each notice shown.
+func claimThenRecord(ctx context.Context, store bootstrap.Store, decided *sync.WaitGroup, sigs ...string) ([]bool, error) {
 	shown := make([]bool, len(sigs))
 	var err error
 	for i, sig := range sigs {
 		var e error
-		shown[i], e = ShouldWarn(ctx, WarningOnce, sig, store)
+		shown[i], e = bootstrap.ShouldWarn(ctx, bootstrap.WarningOnce, sig, store)
 		if err == nil {
 			err = e
 		}
@@ -62,7 +64,7 @@ func claimThenRecord(ctx context.Context, store Store, decided *sync.WaitGroup, 
 	decided.Wait()
 	for i, sig := range sigs {
 		if shown[i] {
-			if e := Record(ctx, WarningOnce, sig, store); err == nil {
+			if e := bootstrap.Record(ctx, bootstrap.WarningOnce, sig, store); err == nil {
 				err = e
 			}
 		}
@@ -176,7 +178,7 @@ func TestStateHelperProcess(t *testing.T) {
 	shown := make([]bool, len(sigs))
 	for i, sig := range sigs {
 		var err error
-		shown[i], err = ShouldWarn(ctx, WarningOnce, sig, store)
+		shown[i], err = bootstrap.ShouldWarn(ctx, bootstrap.WarningOnce, sig, store)
 		require.NoError(t, err)
 	}
 	fmt.Printf("shown %t %t\n", shown[0], shown[1])
@@ -184,7 +186,7 @@ func TestStateHelperProcess(t *testing.T) {
 	require.NoError(t, err)
 	for i, sig := range sigs {
 		if shown[i] {
-			require.NoError(t, Record(ctx, WarningOnce, sig, store))
+			require.NoError(t, bootstrap.Record(ctx, bootstrap.WarningOnce, sig, store))
 		}
 	}
 }
@@ -209,15 +211,15 @@ func TestFileStoreBadFileIsEmpty(t *testing.T) {
 			require.NoError(t, afero.WriteFile(fsys, "state.json", []byte(body), 0o600))
 			var warnings collect
 			store := openStore(fsys, "state.json", warnings.warn)
-			show, err := ShouldWarn(ctx, WarningOnce, "sig", store)
+			show, err := bootstrap.ShouldWarn(ctx, bootstrap.WarningOnce, "sig", store)
 			require.NoError(t, err, "a bad state file must not fail the render")
 			assert.True(t, show, "a bad state file is an empty one")
-			require.NoError(t, Record(ctx, WarningOnce, "sig", store))
+			require.NoError(t, bootstrap.Record(ctx, bootstrap.WarningOnce, "sig", store))
 			require.Len(t, warnings, 1, "%q", warnings)
 			assert.ErrorContains(t, warnings[0], "state file state.json")
 
 			again := openStore(fsys, "state.json", warnings.warn)
-			show, err = ShouldWarn(ctx, WarningOnce, "sig", again)
+			show, err = bootstrap.ShouldWarn(ctx, bootstrap.WarningOnce, "sig", again)
 			require.NoError(t, err)
 			assert.False(t, show, "the record replaced the bad file")
 			assert.Len(t, warnings, 1, "a good file gives no warning")
@@ -264,10 +266,10 @@ func TestFileStoreUnwritable(t *testing.T) {
 			fsys, path := tt.setup(t)
 			var warnings collect
 			store := openStore(fsys, path, warnings.warn)
-			show, err := ShouldWarn(ctx, WarningOnce, "sig", store)
+			show, err := bootstrap.ShouldWarn(ctx, bootstrap.WarningOnce, "sig", store)
 			require.NoError(t, err, "an unusable state file must not fail the render")
 			assert.True(t, show, "a notice not known to be seen shows")
-			require.NoError(t, Record(ctx, WarningOnce, "sig", store), "nor may recording it")
+			require.NoError(t, bootstrap.Record(ctx, bootstrap.WarningOnce, "sig", store), "nor may recording it")
 			require.NotEmpty(t, warnings)
 			for _, w := range warnings {
 				assert.ErrorContains(t, w, "state file "+path)
@@ -500,9 +502,9 @@ func TestFileStoreLockHeldCostsARenderASecond(t *testing.T) {
 	var warnings collect
 	var problems []error
 	store := openStore(afero.NewOsFs(), path, warnings.warn)
-	ctx := CollectProblems(context.Background(), &problems)
+	ctx := bootstrap.CollectProblems(context.Background(), &problems)
 	start := time.Now()
-	shown, err := ShouldWarn(ctx, WarningOnce, "sig", store)
+	shown, err := bootstrap.ShouldWarn(ctx, bootstrap.WarningOnce, "sig", store)
 	require.NoError(t, err)
 	assert.True(t, shown)
 	// The record does not wait again: an hour's wait would end its
@@ -510,7 +512,7 @@ func TestFileStoreLockHeldCostsARenderASecond(t *testing.T) {
 	store.lockWait = time.Hour
 	recordCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	require.NoError(t, Record(recordCtx, WarningOnce, "sig", store))
+	require.NoError(t, bootstrap.Record(recordCtx, bootstrap.WarningOnce, "sig", store))
 	assert.Less(t, time.Since(start), 5*time.Second)
 	require.Len(t, problems, 2, "the claim's and the record's")
 	for _, p := range problems {
@@ -521,7 +523,7 @@ func TestFileStoreLockHeldCostsARenderASecond(t *testing.T) {
 	assert.Len(t, warnings, 1)
 	assert.Equal(t, []string{"old"}, seenInFile(t, path), "nothing written without the lock")
 
-	shown, err = ShouldWarn(ctx, WarningOnce, "old", store)
+	shown, err = bootstrap.ShouldWarn(ctx, bootstrap.WarningOnce, "old", store)
 	require.NoError(t, err)
 	assert.False(t, shown, "a notice the file records is not shown again")
 }
@@ -569,9 +571,42 @@ func FuzzStateFile(f *testing.F) {
 		require.LessOrEqual(t, len(written), maxStateBytes)
 		require.Equal(t, "sig", after.Seen[len(after.Seen)-1])
 		if good && len(written) < maxStateBytes/4 {
-			for _, sig := range before.Seen[max(0, len(before.Seen)-(maxSeen-1)):] {
+			for _, sig := range before.Seen[max(0, len(before.Seen)-(bootstrap.MaxSeen-1)):] {
 				require.Contains(t, after.Seen, sig, "lost a seen signature")
 			}
 		}
+	})
+}
+
+func TestFileStore(t *testing.T) {
+	ctx := context.Background()
+	t.Run("keeps the newest 32, atomically", func(t *testing.T) {
+		fsys := afero.NewMemMapFs()
+		store := NewFileStore(fsys, "seen.json", nil)
+		for i := range 40 {
+			require.NoError(t, store.Remember(ctx, fmt.Sprintf("sig-%02d", i)))
+		}
+		require.NoError(t, store.Remember(ctx, "sig-10")) // seen again: now the newest
+		for sig, want := range map[string]bool{"sig-00": false, "sig-07": false, "sig-08": true, "sig-10": true, "sig-39": true} {
+			got, err := store.Seen(ctx, sig)
+			require.NoError(t, err)
+			assert.Equal(t, want, got, sig)
+		}
+		data, err := afero.ReadFile(fsys, "seen.json")
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(string(data), "{\n  \"seen\": [\n    \"sig-08\",\n    \"sig-09\",\n    \"sig-11\","), string(data))
+		assert.True(t, strings.HasSuffix(string(data), "\"sig-39\",\n    \"sig-10\"\n  ]\n}\n"), string(data))
+		entries, err := afero.ReadDir(fsys, ".")
+		require.NoError(t, err)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		assert.Equal(t, []string{"seen.json", "seen.json.lock"}, names, "no temporary files left behind")
+	})
+	t.Run("missing file is empty", func(t *testing.T) {
+		seen, err := NewFileStore(afero.NewMemMapFs(), "none.json", nil).Seen(ctx, "x")
+		require.NoError(t, err)
+		assert.False(t, seen)
 	})
 }

@@ -1,6 +1,6 @@
 //go:build windows
 
-package bootstrap
+package host
 
 import "golang.org/x/sys/windows"
 

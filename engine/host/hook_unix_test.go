@@ -1,6 +1,6 @@
 //go:build unix
 
-package bootstrap
+package host
 
 import (
 	"bytes"
@@ -18,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 )
 
 // TestCommandHookEndsItsProcessGroup: whatever a hook leaves running in the
@@ -31,13 +33,13 @@ func TestCommandHookEndsItsProcessGroup(t *testing.T) {
 		name    string
 		script  string // $PIDFILE: where the child's pid goes
 		timeout time.Duration
-		want    []Entry
+		want    []bootstrap.Entry
 		wantErr error
 	}{
 		{
 			name:   "child left behind after exit",
 			script: `sleep 100 & echo $! > "$PIDFILE"; echo '{"files": [{"name": "SOUL.md"}]}'`,
-			want:   []Entry{{Name: "SOUL.md"}},
+			want:   []bootstrap.Entry{{Name: "SOUL.md"}},
 		},
 		{
 			name:    "hook and child past the timeout",
@@ -53,7 +55,7 @@ func TestCommandHookEndsItsProcessGroup(t *testing.T) {
 			command := "PIDFILE=" + pidFile + "; " + tt.script
 
 			start := time.Now()
-			got, err := CommandHook(command, tt.timeout)(context.Background(), Event{})
+			got, err := CommandHook(command, tt.timeout)(context.Background(), bootstrap.Event{})
 			elapsed := time.Since(start)
 			pid := readPID(t, pidFile)
 
@@ -81,13 +83,13 @@ func TestCommandHookChildOutsideTheGroup(t *testing.T) {
 		"while [ ! -s " + pidFile + " ]; do sleep 0.01; done; echo '{\"files\": []}'"
 
 	start := time.Now()
-	got, err := CommandHook(command, 0)(context.Background(), Event{})
+	got, err := CommandHook(command, 0)(context.Background(), bootstrap.Event{})
 	elapsed := time.Since(start)
 	pid := readPID(t, pidFile)
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 
 	require.NoError(t, err)
-	assert.Equal(t, []Entry{}, got)
+	assert.Equal(t, []bootstrap.Entry{}, got)
 	assert.Less(t, elapsed, pipeGrace+4*time.Second)
 }
 

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package bootstrap
+package host
 
 import "os/exec"
 

@@ -1,6 +1,6 @@
 //go:build !(darwin || dragonfly || freebsd || linux || netbsd || openbsd || windows)
 
-package bootstrap
+package host
 
 // Without a file lock a FileStore's own mutex is all the exclusion
 // there is: stores in other processes may each win a signature.

@@ -1,0 +1,158 @@
+package host
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Watch is a wake-up: it calls a function when something changes under
+// the folders and files it is given, and keeps nothing else. What is
+// fresh is decided where the data is used (the engine checks every
+// workspace file's identity on each render); a watch only says when to
+// render again, or, for skills, when to call Engine.SkillsChanged. It
+// follows no symlink and bounds how many trees, folders and levels it
+// watches. A Watch is safe for concurrent use.
+type Watch struct {
+	w        *fsnotify.Watcher
+	onChange func(name string)
+	done     chan struct{}
+
+	mu      sync.Mutex
+	watched map[string]bool // folders given to fsnotify
+	trees   map[string]bool // any change under these counts
+	files   map[string]bool // changes to exactly these count
+}
+
+// Bounds of one Watch.
+const (
+	maxWatchedTrees = 256
+	maxWatchedDirs  = 4096
+	maxWatchedDepth = 6
+)
+
+// NewWatch starts a watch of nothing yet; onChange is called, from the
+// watch's own goroutine, with the path of every relevant change, and
+// with "" when the OS reports that changes may have been lost.
+func NewWatch(onChange func(name string)) (*Watch, error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	sw := &Watch{w: w, onChange: onChange, done: make(chan struct{}),
+		watched: map[string]bool{}, trees: map[string]bool{}, files: map[string]bool{}}
+	go sw.loop()
+	return sw, nil
+}
+
+func (sw *Watch) loop() {
+	defer close(sw.done)
+	for {
+		select {
+		case ev, ok := <-sw.w.Events:
+			if !ok {
+				return
+			}
+			if sw.event(ev) {
+				sw.onChange(ev.Name)
+			}
+		case _, ok := <-sw.w.Errors:
+			if !ok {
+				return
+			}
+			sw.onChange("")
+		}
+	}
+}
+
+// event keeps the watch in step with ev and reports whether it counts.
+func (sw *Watch) event(ev fsnotify.Event) bool {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		delete(sw.watched, ev.Name) // the OS dropped its watch
+	}
+	if sw.files[ev.Name] {
+		return true
+	}
+	tree := sw.treeOf(ev.Name)
+	if tree != "" && ev.Has(fsnotify.Create) {
+		sw.addTree(ev.Name, tree) // a new folder: a new skill, say
+	}
+	return tree != ""
+}
+
+// treeOf returns the watched tree name is in, or "".
+func (sw *Watch) treeOf(name string) string {
+	for root := range sw.trees {
+		if name == root || strings.HasPrefix(name, root+string(filepath.Separator)) {
+			return root
+		}
+	}
+	return ""
+}
+
+// AddTree watches dir and its folders, down to a bounded depth, and its
+// parent, so that dir appearing later is noticed too. A folder it cannot
+// watch is left out.
+func (sw *Watch) AddTree(dir string) {
+	dir = filepath.Clean(dir)
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	if !sw.trees[dir] && len(sw.trees) >= maxWatchedTrees {
+		return
+	}
+	sw.trees[dir] = true
+	sw.addDir(filepath.Dir(dir))
+	sw.addTree(dir, dir)
+}
+
+// addTree watches dir, inside the tree root, and the folders below it.
+func (sw *Watch) addTree(dir, root string) {
+	base := strings.Count(root, string(filepath.Separator))
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if strings.Count(p, string(filepath.Separator))-base > maxWatchedDepth || len(sw.watched) >= maxWatchedDirs {
+			return filepath.SkipDir
+		}
+		sw.addDir(p)
+		return nil
+	})
+}
+
+// AddFile watches the file at path through its folder: editors save by
+// renaming a new file into place, which a watch on the file would miss.
+// Other files in that folder do not count.
+func (sw *Watch) AddFile(path string) {
+	path = filepath.Clean(path)
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	sw.files[path] = true
+	sw.addDir(filepath.Dir(path))
+}
+
+func (sw *Watch) addDir(p string) {
+	if sw.watched[p] || len(sw.watched) >= maxWatchedDirs {
+		return
+	}
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return
+	}
+	if sw.w.Add(p) == nil {
+		sw.watched[p] = true
+	}
+}
+
+// Close stops the watch and waits for its goroutine to end; onChange is
+// not called after it returns.
+func (sw *Watch) Close() error {
+	err := sw.w.Close()
+	<-sw.done
+	return err
+}

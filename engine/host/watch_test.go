@@ -1,0 +1,92 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// waitFor polls until cond holds; events arrive asynchronously, so this
+// is a wait with a bound, not a speed check.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("no change was seen")
+}
+
+func newCountingWatch(t *testing.T) (*Watch, *atomic.Uint64) {
+	var changed atomic.Uint64
+	w, err := NewWatch(func(string) { changed.Add(1) })
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, w.Close()) })
+	return w, &changed
+}
+
+// quiet waits until no change has come for a while, and returns the count.
+func quiet(t *testing.T, changed *atomic.Uint64) uint64 {
+	waitFor(t, func() bool {
+		before := changed.Load()
+		time.Sleep(50 * time.Millisecond)
+		return changed.Load() == before
+	})
+	return changed.Load()
+}
+
+func TestChangesUnderATreeCount(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "skills")
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "a"), 0o755))
+	w, changed := newCountingWatch(t)
+	w.AddTree(root)
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a", "SKILL.md"), []byte("x"), 0o644))
+	waitFor(t, func() bool { return changed.Load() > 0 })
+
+	// A sibling of the tree, in the watched parent, does not count; a
+	// file written under the tree after it does.
+	before := quiet(t, changed)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644))
+	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, before, changed.Load(), "a file beside the tree does not count")
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a", "other.md"), []byte("y"), 0o644))
+	waitFor(t, func() bool { return changed.Load() > before })
+
+	// A folder made later is watched too.
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "b", "c"), 0o755))
+	before = quiet(t, changed)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "b", "c", "SKILL.md"), []byte("z"), 0o644))
+	waitFor(t, func() bool { return changed.Load() > before })
+}
+
+func TestATreeCreatedLaterIsNoticed(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "skills")
+	w, changed := newCountingWatch(t)
+	w.AddTree(root) // missing for now: its parent is watched
+	require.NoError(t, os.Mkdir(root, 0o755))
+	waitFor(t, func() bool { return changed.Load() > 0 })
+}
+
+// A file counts, saved in place or renamed over; its neighbours do not.
+func TestAFileCounts(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "request.toml")
+	require.NoError(t, os.WriteFile(file, []byte("a"), 0o644))
+	w, changed := newCountingWatch(t)
+	w.AddFile(file)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "prompt.md"), []byte("x"), 0o644))
+	time.Sleep(100 * time.Millisecond)
+	require.Zero(t, changed.Load(), "a neighbour does not count")
+	tmp := filepath.Join(dir, ".request.toml.swp")
+	require.NoError(t, os.WriteFile(tmp, []byte("b"), 0o644))
+	require.NoError(t, os.Rename(tmp, file))
+	waitFor(t, func() bool { return changed.Load() > 0 })
+}
