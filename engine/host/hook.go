@@ -39,7 +39,10 @@ const (
 //
 // On Unix the command runs in a process group of its own, which is killed
 // at the timeout and also as soon as the command exits: a process it left
-// running in the background does not outlive it.
+// running in the background does not outlive it. On Linux neither does one
+// that left the group (setsid): while a hook runs, this process is a
+// child subreaper, and the run's processes handed to it are ended with
+// their groups. Elsewhere such a process is beyond reach.
 func CommandHook(command string, timeout time.Duration) bootstrap.Hook {
 	if timeout <= 0 {
 		timeout = DefaultHookTimeout
@@ -110,11 +113,13 @@ func runGroup(cmd *exec.Cmd, input []byte, stdout, stderr io.Writer) error {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	inGroup(cmd)
+	endRun := markRun(cmd)
 	err = cmd.Start()
 	// The hook has its own copies of these now; with the parent's closed,
 	// the reads below end when the last process holding them does.
 	closeAll(inR, outW, errW)
 	if err != nil {
+		endRun()
 		closeAll(inW, outR, errR)
 		return err
 	}
@@ -128,6 +133,7 @@ func runGroup(cmd *exec.Cmd, input []byte, stdout, stderr io.Writer) error {
 
 	err = cmd.Wait()
 	killGroup(cmd)
+	endRun()
 	read := make(chan struct{})
 	go func() {
 		wg.Wait()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,25 +73,32 @@ func TestCommandHookEndsItsProcessGroup(t *testing.T) {
 	}
 }
 
-// TestCommandHookChildOutsideTheGroup: a child that left the group cannot
-// be killed, but holding stdout it only delays the call by pipeGrace.
+// TestCommandHookChildOutsideTheGroup: a child that left the group with
+// setsid, holding stdout, is ended when the hook is done on Linux, along
+// with what it started in its own group; elsewhere it only delays the
+// call by pipeGrace.
 func TestCommandHookChildOutsideTheGroup(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("no setsid")
 	}
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	command := "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 100' & " +
+	dir := t.TempDir()
+	pidFile, grandFile := filepath.Join(dir, "pid"), filepath.Join(dir, "grandchild")
+	command := "setsid sh -c 'sleep 300 & echo $! > " + grandFile + "; echo $$ > " + pidFile + "; exec sleep 300' & " +
 		"while [ ! -s " + pidFile + " ]; do sleep 0.01; done; echo '{\"files\": []}'"
 
 	start := time.Now()
 	got, err := CommandHook(command, 0)(context.Background(), bootstrap.Event{})
 	elapsed := time.Since(start)
-	pid := readPID(t, pidFile)
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	pid, grandchild := readPID(t, pidFile), readPID(t, grandFile)
 
 	require.NoError(t, err)
 	assert.Equal(t, []bootstrap.Entry{}, got)
 	assert.Less(t, elapsed, pipeGrace+4*time.Second)
+	if runtime.GOOS == "linux" {
+		assert.True(t, gone(pid), "the setsid child %d outlived the hook", pid)
+		assert.True(t, gone(grandchild), "its child %d outlived the hook", grandchild)
+		assert.Less(t, elapsed, pipeGrace, "the call waited on the child's pipe")
+	}
 }
 
 // readPID reads the pid a hook wrote, and kills that process when the
