@@ -335,25 +335,32 @@ func (r *Request) checkLines() error {
 			return err
 		}
 	}
+	// The lists' labels are made only for a bad value: a render checks
+	// every request.
 	for i, v := range r.Owners {
-		if err := oneLine("owners", fmt.Sprintf("owners[%d]", i), v, MaxIDBytes); err != nil {
-			return err
+		if !lineOK(v, MaxIDBytes) {
+			return oneLine("owners", fmt.Sprintf("owners[%d]", i), v, MaxIDBytes)
 		}
 	}
 	for i, v := range r.Channel.Capabilities {
-		if err := oneLine("channel.capabilities", fmt.Sprintf("channel.capabilities[%d]", i), v, MaxIDBytes); err != nil {
-			return err
+		if !lineOK(v, MaxIDBytes) {
+			return oneLine("channel.capabilities", fmt.Sprintf("channel.capabilities[%d]", i), v, MaxIDBytes)
 		}
 	}
 	for i, t := range r.Tools {
-		if err := oneLine("tools", fmt.Sprintf("tools[%d].name", i), t.Name, MaxIDBytes); err != nil {
-			return err
+		if !lineOK(t.Name, MaxIDBytes) {
+			return oneLine("tools", fmt.Sprintf("tools[%d].name", i), t.Name, MaxIDBytes)
 		}
 	}
-	for _, alias := range sortedKeys(r.ModelAliases) {
-		if err := cmp.Or(oneLine("model_aliases", "model_aliases key", alias, MaxIDBytes),
-			oneLine("model_aliases."+alias, "model_aliases."+alias, r.ModelAliases[alias], MaxLineBytes)); err != nil {
-			return err
+	for alias, v := range r.ModelAliases {
+		if lineOK(alias, MaxIDBytes) && lineOK(v, MaxLineBytes) {
+			continue
+		}
+		for _, alias := range sortedKeys(r.ModelAliases) { // the first bad one in order
+			if err := cmp.Or(oneLine("model_aliases", "model_aliases key", alias, MaxIDBytes),
+				oneLine("model_aliases."+alias, "model_aliases."+alias, r.ModelAliases[alias], MaxLineBytes)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -365,12 +372,19 @@ func oneLine(key, name, v string, max int) error {
 	if len(v) > max {
 		return &keyError{key: key, err: fmt.Errorf("%s is %d bytes long; it may take %d", name, len(v), max)}
 	}
-	if i := strings.IndexFunc(v, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }); i >= 0 {
+	if i := strings.IndexFunc(v, breaksLine); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(v[i:])
 		return &keyError{key: key, err: fmt.Errorf("%s = %s holds %U; the prompt prints it on one line, so it takes no line breaks or control characters", name, echo.Quote(v), r)}
 	}
 	return nil
 }
+
+// lineOK reports whether v is a single line of at most max bytes.
+func lineOK(v string, max int) bool {
+	return len(v) <= max && !strings.ContainsFunc(v, breaksLine)
+}
+
+func breaksLine(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }
 
 // field is one template-visible field of Request or derived and its tier.
 type field struct {
