@@ -522,9 +522,13 @@ var gatingCases = []gatingCase{
 	// Runtime and Reasoning.
 	{name: "Runtime/every field",
 		edit: func(r *engine.Request) {
-			r.Runtime = engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Version: "node 22.12.0", Model: "anthropic/claude", RepoRoot: "/src/app", Thinking: "low"}
+			r.Runtime = engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Version: "node 22.12.0", Model: "anthropic/claude",
+				DefaultModel: "anthropic/claude-default", Shell: "zsh", RepoRoot: "/src/app", Thinking: "low"}
 		},
-		shows: []string{"## Runtime", "Runtime: host=box | os=linux (amd64) | runtime=node 22.12.0 | model=anthropic/claude | repo=/src/app | thinking=low\n"}},
+		shows: []string{"## Runtime", "Runtime: host=box | os=linux (amd64) | runtime=node 22.12.0 | model=anthropic/claude | default_model=anthropic/claude-default | shell=zsh | repo=/src/app | thinking=low\n"}},
+	{name: "Runtime/default model and shell alone",
+		edit:  func(r *engine.Request) { r.Runtime = engine.Runtime{DefaultModel: "openai/gpt-5.1", Shell: "bash"} },
+		shows: []string{"## Runtime", "Runtime: default_model=openai/gpt-5.1 | shell=bash\n"}},
 	{name: "Runtime/no repo root detected",
 		edit:  func(r *engine.Request) { r.Runtime = engine.Runtime{Host: "box", OS: "linux", Model: "m"} },
 		shows: []string{"Runtime: host=box | os=linux | model=m\n"}, hides: []string{"repo="}},
