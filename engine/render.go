@@ -690,6 +690,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	if err != nil {
 		return bootstrap.Result{}, &Error{Phase: PhaseWorkspace, File: s.Workspace, Err: err}
 	}
+	countPrinted(&r, e.pack.Manifest.Boundary)
 	res.Files = r.Files
 	res.TruncationSignature = r.Signature
 	mode, err := bootstrap.ParseWarningMode(s.TruncationWarning)
@@ -703,6 +704,22 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	res.TruncationWarned = warn
 	res.warningMode = mode
 	return r, nil
+}
+
+// countPrinted makes each file's injected size what the prompt prints:
+// a boundary marker in a file is printed as BoundaryRemoved, which is
+// shorter or longer than the marker.
+func countPrinted(r *bootstrap.Result, boundary string) {
+	if boundary == "" {
+		return
+	}
+	diff := utf8.RuneCountInString(BoundaryRemoved) - utf8.RuneCountInString(boundary)
+	for i := range r.Files {
+		if n := strings.Count(r.Files[i].Content, boundary); n > 0 {
+			r.Files[i].InjectedChars += n * diff
+			r.TotalInjected += n * diff
+		}
+	}
 }
 
 // setupFor says what the run does with BOOTSTRAP.md. Only a main
