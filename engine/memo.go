@@ -225,11 +225,14 @@ var keyFields = func() []keyField {
 		{"Sandbox", func(k *memo.Encoder, r *Request, _ *derived) {
 			k.Bool(r.Sandbox.Enabled)
 			k.String(r.Sandbox.Workdir)
+			k.String(r.Sandbox.MountSource)
 			k.String(r.Sandbox.WorkspaceAccess)
 			k.Bool(r.Sandbox.Elevated)
+			k.Bool(r.Sandbox.ElevatedFull)
 		}},
 		str("Date", func(r *Request, _ *derived) string { return r.Date }),
 		str("Timezone", func(r *Request, _ *derived) string { return r.Timezone }),
+		str("ElevatedLevel", func(r *Request, _ *derived) string { return r.ElevatedLevel }),
 		str("Heartbeat", func(r *Request, _ *derived) string { return r.Heartbeat.Prompt }),
 		{"Owners", func(k *memo.Encoder, r *Request, _ *derived) { k.Strings(r.Owners) }},
 		str("TTSHint", func(r *Request, _ *derived) string { return r.TTSHint }),

@@ -69,6 +69,9 @@ type Request struct {
 	Date string `toml:"date" json:"date" tier:"volatile"`
 	// Timezone is the user's IANA time zone; it overrides userTimezone.
 	Timezone string `toml:"timezone" json:"timezone" tier:"stable"`
+	// ElevatedLevel is the elevated exec level in force, as the user last
+	// set it with /elevated: off, on, ask or full; unset when unknown.
+	ElevatedLevel string `toml:"elevated_level" json:"elevated_level" tier:"volatile"`
 	// Heartbeat is set on heartbeat turns.
 	Heartbeat Heartbeat `toml:"heartbeat" json:"heartbeat" tier:"volatile"`
 	// Owners are the sender ids allowed to command the agent.
@@ -152,8 +155,10 @@ type Docs struct {
 type Sandbox struct {
 	Enabled         bool   `toml:"enabled" json:"enabled"`
 	Workdir         string `toml:"workdir" json:"workdir"`
+	MountSource     string `toml:"mount_source" json:"mount_source"` // the host folder mounted as the workspace
 	WorkspaceAccess string `toml:"workspace_access" json:"workspace_access"`
-	Elevated        bool   `toml:"elevated" json:"elevated"`
+	Elevated        bool   `toml:"elevated" json:"elevated"`           // exec may run on the host
+	ElevatedFull    bool   `toml:"elevated_full" json:"elevated_full"` // and the full level (no approvals) is allowed
 }
 
 // Heartbeat is set on heartbeat turns.
@@ -271,6 +276,11 @@ func (r *Request) validate() error {
 	default:
 		return badValue("channel.silent_replies", r.Channel.SilentReplies, "generic", "none")
 	}
+	switch r.ElevatedLevel {
+	case "", "off", "on", "ask", "full":
+	default:
+		return badValue("elevated_level", r.ElevatedLevel, "off", "on", "ask", "full")
+	}
 	switch r.Reactions.Level {
 	case "", "minimal", "extensive":
 	default:
@@ -324,7 +334,7 @@ func (r *Request) checkLines() error {
 		{"agent", r.Agent, MaxIDBytes}, {"session.key", r.Session.Key, MaxIDBytes}, {"session.id", r.Session.ID, MaxIDBytes},
 		{"channel.id", r.Channel.ID, MaxIDBytes}, {"workspace.path", r.Workspace.Path, MaxLineBytes},
 		{"docs.path", r.Docs.Path, MaxLineBytes}, {"docs.url", r.Docs.URL, MaxLineBytes}, {"docs.source", r.Docs.Source, MaxLineBytes},
-		{"sandbox.workdir", r.Sandbox.Workdir, MaxLineBytes}, {"sandbox.workspace_access", r.Sandbox.WorkspaceAccess, MaxLineBytes},
+		{"sandbox.workdir", r.Sandbox.Workdir, MaxLineBytes}, {"sandbox.mount_source", r.Sandbox.MountSource, MaxLineBytes}, {"sandbox.workspace_access", r.Sandbox.WorkspaceAccess, MaxLineBytes},
 		{"runtime.host", r.Runtime.Host, MaxLineBytes}, {"runtime.os", r.Runtime.OS, MaxLineBytes}, {"runtime.arch", r.Runtime.Arch, MaxLineBytes},
 		{"runtime.version", r.Runtime.Version, MaxLineBytes}, {"runtime.provider", r.Runtime.Provider, MaxLineBytes},
 		{"runtime.model", r.Runtime.Model, MaxLineBytes}, {"runtime.default_model", r.Runtime.DefaultModel, MaxLineBytes},
