@@ -51,6 +51,11 @@ type Request struct {
 	// ("agent:wren:discord:group:…") is that chat type, so privacy fails
 	// closed; any other key means direct.
 	ChatType string `toml:"chat_type" json:"chat_type" tier:"stable"`
+	// LightContext marks a lightweight cron run: no workspace files are
+	// read, and the pack leaves out the skills list and memory guidance,
+	// so the scheduled prompt is all the run has. It is fixed for the
+	// run, so stable; only a cron run may set it.
+	LightContext bool `toml:"light_context" json:"light_context" tier:"stable"`
 	// Session holds per-turn session facts.
 	Session Session `toml:"session" json:"session" tier:"volatile"`
 	// Tools are the tools the model can call this run, in the caller's order.
@@ -567,6 +572,9 @@ type derived struct {
 	ToolLines     []view.ToolLine     `tier:"stable"`   // in the core table's order
 	Skills        view.SkillsView     `tier:"stable"`
 	Overrides     view.OverrideSet    `tier:"stable"` // the provider overrides in force
+	// Today is the turn's date in the user's time zone (2006-01-02), ""
+	// when the request gives no date or no zone is known.
+	Today string `tier:"volatile"`
 	// BootstrapMode is "full" when first-run setup is pending and this run
 	// can work through it, "limited" when it is pending but the run
 	// cannot, and "" otherwise.

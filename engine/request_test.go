@@ -202,5 +202,5 @@ func TestExampleRequestsParse(t *testing.T) {
 func TestEveryRequestFieldDeclaresItsTier(t *testing.T) {
 	// The tier tags are read once at init; a field without one would have
 	// panicked there. Spot-check the classification that caching relies on.
-	assert.Equal(t, []string{"Channel", "Date", "DynamicFiles", "DynamicSuffix", "ElevatedLevel", "ExtraSystemPrompt", "Heartbeat", "Owners", "Reactions", "Runtime", "Session", "TTSHint", "Truncation"}, engine.VolatileFields())
+	assert.Equal(t, []string{"Channel", "Date", "DynamicFiles", "DynamicSuffix", "ElevatedLevel", "ExtraSystemPrompt", "Heartbeat", "Owners", "Reactions", "Runtime", "Session", "TTSHint", "Today", "Truncation"}, engine.VolatileFields())
 }
