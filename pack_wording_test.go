@@ -274,6 +274,59 @@ var gatingCases = []gatingCase{
 		edit:  func(r *engine.Request) { r.Sandbox = engine.Sandbox{Enabled: true, Elevated: true} },
 		shows: []string{"## Sandbox"}, hides: []string{"Elevated exec"}},
 	{name: "Sandbox/disabled", edit: withTools("exec"), hides: []string{"## Sandbox", "Elevated exec"}},
+	{name: "Sandbox/host mount source",
+		edit: func(r *engine.Request) {
+			r.Sandbox = engine.Sandbox{Enabled: true, MountSource: "/Users/ana/work", WorkspaceAccess: "rw"}
+		},
+		shows: []string{"Host folder mounted into the sandbox: /Users/ana/work\nWorkspace access from the sandbox: rw"}},
+	{name: "Sandbox/full level allowed",
+		edit: func(r *engine.Request) {
+			r.Tools = toolsNamed("exec")
+			r.Sandbox = engine.Sandbox{Enabled: true, Elevated: true, ElevatedFull: true}
+		},
+		shows: []string{"`/elevated on|off|ask|full`"}, hides: []string{"is not allowed here"}},
+	{name: "Sandbox/full level not allowed",
+		edit: func(r *engine.Request) {
+			r.Tools = toolsNamed("exec")
+			r.Sandbox = engine.Sandbox{Enabled: true, Elevated: true}
+		},
+		shows: []string{"`/elevated on|off|ask`.", "The `full` level, which skips exec approvals, is not allowed here."}},
+	{name: "Elevated Exec/level in force",
+		edit: func(r *engine.Request) {
+			r.Tools = toolsNamed("exec")
+			r.Sandbox = engine.Sandbox{Enabled: true, Elevated: true}
+			r.ElevatedLevel = "ask"
+		},
+		shows: []string{"## Elevated Exec", "Current elevated level: ask. `exec` commands that ask for the host run there, after the usual exec approvals."}},
+	{name: "Elevated Exec/full",
+		edit: func(r *engine.Request) {
+			r.Tools = toolsNamed("exec")
+			r.Sandbox = engine.Sandbox{Enabled: true, Elevated: true, ElevatedFull: true}
+			r.ElevatedLevel = "full"
+		},
+		shows: []string{"Current elevated level: full.", "without exec approvals"}},
+	{name: "Elevated Exec/off",
+		edit: func(r *engine.Request) {
+			r.Tools = toolsNamed("exec")
+			r.Sandbox = engine.Sandbox{Enabled: true, Elevated: true}
+			r.ElevatedLevel = "off"
+		},
+		shows: []string{"Current elevated level: off. Every `exec` command runs inside the sandbox."}},
+	{name: "Elevated Exec/no level given",
+		edit: func(r *engine.Request) {
+			r.Tools = toolsNamed("exec")
+			r.Sandbox = engine.Sandbox{Enabled: true, Elevated: true}
+		},
+		hides: []string{"## Elevated Exec", "Current elevated level"}},
+	{name: "Elevated Exec/not without exec",
+		edit: func(r *engine.Request) {
+			r.Sandbox = engine.Sandbox{Enabled: true, Elevated: true}
+			r.ElevatedLevel = "on"
+		},
+		hides: []string{"## Elevated Exec"}},
+	{name: "Elevated Exec/not without a sandbox",
+		edit:  allOf(withTools("exec"), func(r *engine.Request) { r.ElevatedLevel = "on" }),
+		hides: []string{"## Elevated Exec"}},
 
 	// Current Date & Time: the zone, never a clock.
 	{name: "Current Date & Time/zone from the request",
@@ -414,7 +467,8 @@ var gatingCases = []gatingCase{
 		shows: []string{"## Messaging", "Your final reply goes back to the chat the message came from.", "### message tool"},
 		hides: []string{"reaches the user; your final reply stays private"}},
 	{name: "Messaging/message tool only", edit: allOf(inChat("direct", "message_tool_only"), withTools("message")),
-		shows: []string{"## Messaging", "Only what you send with `message` (action `send`) reaches the user"},
+		shows: []string{"## Messaging", "Only what you send with `message` (action `send`) reaches the user",
+			"set `channel` only to send somewhere else"},
 		hides: []string{"Your final reply goes back to the chat"}},
 	{name: "Messaging/message tool only without the tool", edit: inChat("direct", "message_tool_only"),
 		shows: []string{"## Messaging", "no tool can send a visible message"}},
@@ -522,9 +576,13 @@ var gatingCases = []gatingCase{
 	// Runtime and Reasoning.
 	{name: "Runtime/every field",
 		edit: func(r *engine.Request) {
-			r.Runtime = engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Version: "node 22.12.0", Model: "anthropic/claude", RepoRoot: "/src/app", Thinking: "low"}
+			r.Runtime = engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Version: "node 22.12.0", Model: "anthropic/claude",
+				DefaultModel: "anthropic/claude-default", Shell: "zsh", RepoRoot: "/src/app", Thinking: "low"}
 		},
-		shows: []string{"## Runtime", "Runtime: host=box | os=linux (amd64) | runtime=node 22.12.0 | model=anthropic/claude | repo=/src/app | thinking=low\n"}},
+		shows: []string{"## Runtime", "Runtime: host=box | os=linux (amd64) | runtime=node 22.12.0 | model=anthropic/claude | default_model=anthropic/claude-default | shell=zsh | repo=/src/app | thinking=low\n"}},
+	{name: "Runtime/default model and shell alone",
+		edit:  func(r *engine.Request) { r.Runtime = engine.Runtime{DefaultModel: "openai/gpt-5.1", Shell: "bash"} },
+		shows: []string{"## Runtime", "Runtime: default_model=openai/gpt-5.1 | shell=bash\n"}},
 	{name: "Runtime/no repo root detected",
 		edit:  func(r *engine.Request) { r.Runtime = engine.Runtime{Host: "box", OS: "linux", Model: "m"} },
 		shows: []string{"Runtime: host=box | os=linux | model=m\n"}, hides: []string{"repo="}},
@@ -618,17 +676,18 @@ func everythingRequest() (engine.Request, map[string]string, string) {
 		Workspace: engine.Workspace{Path: "/ws"},
 		Tools: toolsNamed("read", "exec", "process", "cron", "message", "gateway", "sessions_spawn",
 			"subagents", "memory_search", "memory_get", "update_plan", "session_status"),
-		ChatType:     "group",
-		Channel:      engine.Channel{ID: "discord", Delivery: "automatic", Capabilities: []string{"nativeApprovals"}},
-		Runtime:      engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Version: "node 22", Model: "anthropic/claude", RepoRoot: "/src", Thinking: "low", Reasoning: "on"},
-		Sandbox:      engine.Sandbox{Enabled: true, Workdir: "/sandbox", Elevated: true},
-		Timezone:     "Europe/Lisbon",
-		ModelAliases: map[string]string{"sonnet": "anthropic/claude-sonnet-4-5"},
-		Owners:       []string{"discord:1"},
-		TTSHint:      "Keep spoken replies short.",
-		Reactions:    engine.Reactions{Level: "minimal"},
-		Heartbeat:    engine.Heartbeat{Prompt: "Check the inbox."},
-		Date:         "2026-11-30T09:15:00Z",
+		ChatType:      "group",
+		Channel:       engine.Channel{ID: "discord", Delivery: "automatic", Capabilities: []string{"nativeApprovals"}},
+		Runtime:       engine.Runtime{Host: "box", OS: "linux", Arch: "amd64", Version: "node 22", Model: "anthropic/claude", RepoRoot: "/src", Thinking: "low", Reasoning: "on"},
+		Sandbox:       engine.Sandbox{Enabled: true, Workdir: "/sandbox", Elevated: true},
+		ElevatedLevel: "on",
+		Timezone:      "Europe/Lisbon",
+		ModelAliases:  map[string]string{"sonnet": "anthropic/claude-sonnet-4-5"},
+		Owners:        []string{"discord:1"},
+		TTSHint:       "Keep spoken replies short.",
+		Reactions:     engine.Reactions{Level: "minimal"},
+		Heartbeat:     engine.Heartbeat{Prompt: "Check the inbox."},
+		Date:          "2026-11-30T09:15:00Z",
 
 		ExtraSystemPrompt: "Server rules apply.",
 		Contributions: []engine.Contribution{{
@@ -669,6 +728,7 @@ var builtinHeadings = []struct {
 	{"## Bootstrap Context Notice", false},
 	{"## Dynamic Project Context", false},
 	{"## Sub-Agent Delegation", false},
+	{"## Elevated Exec", false},
 	{"## Assistant Output Directives", false},
 	{"## Messaging", false},
 	{"## Silent Replies", false},

@@ -209,6 +209,7 @@ var keyFields = func() []keyField {
 		str("Agent", func(r *Request, _ *derived) string { return r.Agent }),
 		str("SessionKind", func(r *Request, _ *derived) string { return r.SessionKind }),
 		str("ChatType", func(r *Request, _ *derived) string { return r.ChatType }),
+		{"LightContext", func(k *memo.Encoder, r *Request, _ *derived) { k.Bool(r.LightContext) }},
 		whole("Session", session),
 		{"Tools", tools},
 		whole("Channel", channel),
@@ -225,11 +226,14 @@ var keyFields = func() []keyField {
 		{"Sandbox", func(k *memo.Encoder, r *Request, _ *derived) {
 			k.Bool(r.Sandbox.Enabled)
 			k.String(r.Sandbox.Workdir)
+			k.String(r.Sandbox.MountSource)
 			k.String(r.Sandbox.WorkspaceAccess)
 			k.Bool(r.Sandbox.Elevated)
+			k.Bool(r.Sandbox.ElevatedFull)
 		}},
 		str("Date", func(r *Request, _ *derived) string { return r.Date }),
 		str("Timezone", func(r *Request, _ *derived) string { return r.Timezone }),
+		str("ElevatedLevel", func(r *Request, _ *derived) string { return r.ElevatedLevel }),
 		str("Heartbeat", func(r *Request, _ *derived) string { return r.Heartbeat.Prompt }),
 		{"Owners", func(k *memo.Encoder, r *Request, _ *derived) { k.Strings(r.Owners) }},
 		str("TTSHint", func(r *Request, _ *derived) string { return r.TTSHint }),
@@ -255,6 +259,7 @@ var keyFields = func() []keyField {
 		}},
 		{"Overrides", func(k *memo.Encoder, _ *Request, d *derived) { memo.SortedMap(k, d.Overrides, k.String) }},
 		str("BootstrapMode", func(_ *Request, d *derived) string { return d.BootstrapMode }),
+		str("Today", func(_ *Request, d *derived) string { return d.Today }),
 	}
 	return slices.Concat(fields, channel, session, runtime)
 }()

@@ -167,6 +167,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 		Truncation:    truncationInfo(res.TruncationWarned, files.Files),
 	}}
 	st.d.BootstrapMode = bootstrapMode(req, files) // "" without a workspace: nothing was loaded
+	st.d.Today = localDate(req.Date, settings.UserTimezone)
 
 	st.d.skillsKey = sk.key
 	set.sums.have = 0
@@ -231,6 +232,9 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 	}
 	if req.ChatType == "" {
 		req.ChatType = chatTypeOfKey(req.Session.Key)
+	}
+	if req.LightContext && req.SessionKind != "cron" {
+		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("light_context is for cron runs; this is a %s session", req.SessionKind)}
 	}
 	h, ok := e.pack.Harnesses[req.Harness]
 	if !ok {
@@ -668,6 +672,11 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		today, yesterday = t.Format(time.DateOnly), t.AddDate(0, 0, -1).Format(time.DateOnly)
 	}
 	lists := e.pack.Bootstrap
+	if req.LightContext {
+		// A lightweight run reads no workspace file; the report says so by
+		// listing none.
+		return bootstrap.Result{}, nil
+	}
 	opts := bootstrap.Options{
 		Files:         lists.Files,
 		Optional:      lists.Optional,
@@ -693,6 +702,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	if err != nil {
 		return bootstrap.Result{}, &Error{Phase: PhaseWorkspace, File: s.Workspace, Err: err}
 	}
+	countPrinted(&r, e.pack.Manifest.Boundary)
 	res.Files = r.Files
 	res.TruncationSignature = r.Signature
 	mode, err := bootstrap.ParseWarningMode(s.TruncationWarning)
@@ -706,6 +716,36 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	res.TruncationWarned = warn
 	res.warningMode = mode
 	return r, nil
+}
+
+// localDate is the day of the RFC 3339 time date in the zone tz, "" when
+// either is unknown. The request was validated, so date parses.
+func localDate(date, tz string) string {
+	if date == "" || tz == "" {
+		return ""
+	}
+	loc, err := zone.Load(tz)
+	if err != nil {
+		return ""
+	}
+	t, _ := time.Parse(time.RFC3339, date)
+	return t.In(loc).Format(time.DateOnly)
+}
+
+// countPrinted makes each file's injected size what the prompt prints:
+// a boundary marker in a file is printed as BoundaryRemoved, which is
+// shorter or longer than the marker.
+func countPrinted(r *bootstrap.Result, boundary string) {
+	if boundary == "" {
+		return
+	}
+	diff := utf8.RuneCountInString(BoundaryRemoved) - utf8.RuneCountInString(boundary)
+	for i := range r.Files {
+		if n := strings.Count(r.Files[i].Content, boundary); n > 0 {
+			r.Files[i].InjectedChars += n * diff
+			r.TotalInjected += n * diff
+		}
+	}
 }
 
 // setupFor says what the run does with BOOTSTRAP.md. Only a main

@@ -51,6 +51,11 @@ type Request struct {
 	// ("agent:wren:discord:group:…") is that chat type, so privacy fails
 	// closed; any other key means direct.
 	ChatType string `toml:"chat_type" json:"chat_type" tier:"stable"`
+	// LightContext marks a lightweight cron run: no workspace files are
+	// read, and the pack leaves out the skills list and memory guidance,
+	// so the scheduled prompt is all the run has. It is fixed for the
+	// run, so stable; only a cron run may set it.
+	LightContext bool `toml:"light_context" json:"light_context" tier:"stable"`
 	// Session holds per-turn session facts.
 	Session Session `toml:"session" json:"session" tier:"volatile"`
 	// Tools are the tools the model can call this run, in the caller's order.
@@ -69,6 +74,9 @@ type Request struct {
 	Date string `toml:"date" json:"date" tier:"volatile"`
 	// Timezone is the user's IANA time zone; it overrides userTimezone.
 	Timezone string `toml:"timezone" json:"timezone" tier:"stable"`
+	// ElevatedLevel is the elevated exec level in force, as the user last
+	// set it with /elevated: off, on, ask or full; unset when unknown.
+	ElevatedLevel string `toml:"elevated_level" json:"elevated_level" tier:"volatile"`
 	// Heartbeat is set on heartbeat turns.
 	Heartbeat Heartbeat `toml:"heartbeat" json:"heartbeat" tier:"volatile"`
 	// Owners are the sender ids allowed to command the agent.
@@ -152,8 +160,10 @@ type Docs struct {
 type Sandbox struct {
 	Enabled         bool   `toml:"enabled" json:"enabled"`
 	Workdir         string `toml:"workdir" json:"workdir"`
+	MountSource     string `toml:"mount_source" json:"mount_source"` // the host folder mounted as the workspace
 	WorkspaceAccess string `toml:"workspace_access" json:"workspace_access"`
-	Elevated        bool   `toml:"elevated" json:"elevated"`
+	Elevated        bool   `toml:"elevated" json:"elevated"`           // exec may run on the host
+	ElevatedFull    bool   `toml:"elevated_full" json:"elevated_full"` // and the full level (no approvals) is allowed
 }
 
 // Heartbeat is set on heartbeat turns.
@@ -271,6 +281,11 @@ func (r *Request) validate() error {
 	default:
 		return badValue("channel.silent_replies", r.Channel.SilentReplies, "generic", "none")
 	}
+	switch r.ElevatedLevel {
+	case "", "off", "on", "ask", "full":
+	default:
+		return badValue("elevated_level", r.ElevatedLevel, "off", "on", "ask", "full")
+	}
 	switch r.Reactions.Level {
 	case "", "minimal", "extensive":
 	default:
@@ -324,7 +339,7 @@ func (r *Request) checkLines() error {
 		{"agent", r.Agent, MaxIDBytes}, {"session.key", r.Session.Key, MaxIDBytes}, {"session.id", r.Session.ID, MaxIDBytes},
 		{"channel.id", r.Channel.ID, MaxIDBytes}, {"workspace.path", r.Workspace.Path, MaxLineBytes},
 		{"docs.path", r.Docs.Path, MaxLineBytes}, {"docs.url", r.Docs.URL, MaxLineBytes}, {"docs.source", r.Docs.Source, MaxLineBytes},
-		{"sandbox.workdir", r.Sandbox.Workdir, MaxLineBytes}, {"sandbox.workspace_access", r.Sandbox.WorkspaceAccess, MaxLineBytes},
+		{"sandbox.workdir", r.Sandbox.Workdir, MaxLineBytes}, {"sandbox.mount_source", r.Sandbox.MountSource, MaxLineBytes}, {"sandbox.workspace_access", r.Sandbox.WorkspaceAccess, MaxLineBytes},
 		{"runtime.host", r.Runtime.Host, MaxLineBytes}, {"runtime.os", r.Runtime.OS, MaxLineBytes}, {"runtime.arch", r.Runtime.Arch, MaxLineBytes},
 		{"runtime.version", r.Runtime.Version, MaxLineBytes}, {"runtime.provider", r.Runtime.Provider, MaxLineBytes},
 		{"runtime.model", r.Runtime.Model, MaxLineBytes}, {"runtime.default_model", r.Runtime.DefaultModel, MaxLineBytes},
@@ -571,6 +586,9 @@ type derived struct {
 	ToolLines     []view.ToolLine     `tier:"stable"`   // in the core table's order
 	Skills        view.SkillsView     `tier:"stable"`
 	Overrides     view.OverrideSet    `tier:"stable"` // the provider overrides in force
+	// Today is the turn's date in the user's time zone (2006-01-02), ""
+	// when the request gives no date or no zone is known.
+	Today string `tier:"volatile"`
 	// BootstrapMode is "full" when first-run setup is pending and this run
 	// can work through it, "limited" when it is pending but the run
 	// cannot, and "" otherwise.

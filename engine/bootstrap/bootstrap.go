@@ -78,7 +78,7 @@ type File struct {
 	Display       string // Path under the workspace root, for headings and markers
 	Content       string // injected text; "" when nothing is injected
 	RawChars      int    // code points of the normalised file
-	InjectedChars int    // code points of Content
+	InjectedChars int    // code points of Content (the engine counts a boundary marker in it as the prompt prints it)
 	Status        Status
 	Causes        []Cause // the budgets that cut the file (TRUNCATED, or SKIPPED for the total), in that order
 	NearLimit     bool    // RawChars >= 85% of the per-file budget

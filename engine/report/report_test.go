@@ -312,3 +312,33 @@ func TestReportSkillsCutsAndNames(t *testing.T) {
 	assert.Equal(t, []skills.Problem{{Path: "/ws/skills/z-renamed/SKILL.md", Line: 2, Message: `name "new-name" differs from its folder "z-renamed"`}}, rep.Warnings)
 	assert.Equal(t, []report.SkillsCut{}, rep.Cuts, "no cut: an empty list, not null")
 }
+
+// A boundary marker in a file is printed as engine.BoundaryRemoved; the
+// file's injected size counts what the prompt holds, not the marker.
+func TestReportCountsAFileAsPrinted(t *testing.T) {
+	p := packtest.MinimalPack(t, packtest.Manifest(`"identity", "ctx"`), map[string]string{
+		"ctx": packtest.Section(packtest.Stable, "{{ range .Files.Injected }}{{ .Content }}\n{{ end }}"),
+	})
+	packtest.SetDefault(t, p, "files", `["AGENTS.md"]`)
+	packtest.SetDefault(t, p, "optional", "[]")
+	packtest.AddFile(p, "templates/bootstrap.tmpl", `{{ define "file_block" }}{{ .Content }}{{ end }}`+
+		`{{ define "missing_marker" }}[missing]{{ end }}{{ define "truncation_marker" }}[cut]{{ end }}{{ define "binary_marker" }}[binary]{{ end }}`)
+	marker := packtest.Render(t, p, budgetPack(t)).Boundary
+	require.NotEmpty(t, marker)
+	text := "before " + marker + " middle " + marker + " after"
+	res := packtest.Render(t, p, budgetPack(t), engine.WithFS(packtest.Workspace(t, map[string]string{"AGENTS.md": text})))
+	printed := strings.ReplaceAll(text, marker, engine.BoundaryRemoved)
+	require.Contains(t, res.Layers[0].Stable, printed, "the prompt shows the file with the markers replaced")
+
+	rep := report.Build(res, nil)
+	require.Len(t, rep.Bootstrap.Files, 1)
+	f := rep.Bootstrap.Files[0]
+	assert.Equal(t, 2, f.BoundaryMarkers)
+	assert.Equal(t, utf8.RuneCountInString(text), f.RawChars, "the raw size is the file's own")
+	assert.Equal(t, utf8.RuneCountInString(printed), f.InjectedChars)
+	assert.Equal(t, f.InjectedChars, rep.Bootstrap.InjectedChars)
+
+	out, err := json.Marshal(rep)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), fmt.Sprintf(`"injected_chars":%d`, utf8.RuneCountInString(printed)))
+}

@@ -158,7 +158,7 @@ func TestCodexLayers(t *testing.T) {
 		got[l.Name] = layerIDs(l)
 	}
 	assert.Equal(t, []string{"developer", "collaboration"}, names)
-	assert.Equal(t, []string{"codex_runtime", "codex_tools_file"}, got["developer"])
-	assert.Equal(t, strings.Fields(`codex_project_context codex_memory_note codex_skills
-		truncation_notice dynamic_context codex_delivery codex_heartbeat_note`), got["collaboration"])
+	assert.Equal(t, []string{"codex_runtime", "codex_subagents", "codex_delegation", "codex_tools_file"}, got["developer"])
+	assert.Equal(t, strings.Fields(`codex_cron codex_project_context codex_conversation codex_memory_note memory_recall codex_skills
+		truncation_notice dynamic_context codex_temporal codex_delivery extra_context codex_heartbeat_note`), got["collaboration"])
 }
