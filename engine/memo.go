@@ -260,6 +260,7 @@ var keyFields = func() []keyField {
 		{"Overrides", func(k *memo.Encoder, _ *Request, d *derived) { memo.SortedMap(k, d.Overrides, k.String) }},
 		str("BootstrapMode", func(_ *Request, d *derived) string { return d.BootstrapMode }),
 		str("Today", func(_ *Request, d *derived) string { return d.Today }),
+		{"SharedChat", func(k *memo.Encoder, _ *Request, d *derived) { k.Bool(d.SharedChat) }},
 	}
 	return slices.Concat(fields, channel, session, runtime)
 }()

@@ -168,6 +168,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	}}
 	st.d.BootstrapMode = bootstrapMode(req, files) // "" without a workspace: nothing was loaded
 	st.d.Today = localDate(req.Date, settings.UserTimezone)
+	st.d.SharedChat = req.SharedChat()
 
 	st.d.skillsKey = sk.key
 	set.sums.have = 0
@@ -684,7 +685,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		SubagentFiles: lists.Subagent,
 		CronFiles:     lists.Cron,
 		Private:       lists.Private,
-		Shared:        req.ChatType == "group" || req.ChatType == "channel",
+		Shared:        req.SharedChat(),
 		MaxChars:      s.BootstrapMaxChars,
 		TotalMaxChars: s.BootstrapTotalMaxChars,
 		Session:       req.SessionKind,
@@ -758,7 +759,7 @@ func setupFor(req *Request) bootstrap.Setup {
 	switch {
 	case req.SessionKind != "main", req.Workspace.BrandNew != nil && !*req.Workspace.BrandNew:
 		return bootstrap.SetupSkip
-	case req.ChatType == "group", req.ChatType == "channel", !hasAnyTool(req.Tools)("read"):
+	case req.SharedChat(), !hasAnyTool(req.Tools)("read"):
 		return bootstrap.SetupDetect
 	}
 	return bootstrap.SetupInject

@@ -331,6 +331,11 @@ const (
 // heading), and a control or bidi character would hide what the line says.
 // Text that is meant to span lines (extra_system_prompt, tts_hint, the
 // heartbeat prompt, tool descriptions, contributions) is not checked.
+// SharedChat reports whether the session is a group or channel chat,
+// where people other than the owner read what the agent writes. This is
+// the one place that decides it; templates read it as .SharedChat.
+func (r *Request) SharedChat() bool { return r.ChatType == "group" || r.ChatType == "channel" }
+
 func (r *Request) checkLines() error {
 	for _, f := range [...]struct {
 		key, v string
@@ -593,6 +598,8 @@ type derived struct {
 	// can work through it, "limited" when it is pending but the run
 	// cannot, and "" otherwise.
 	BootstrapMode string `tier:"stable"`
+	// SharedChat is Request.SharedChat, for templates.
+	SharedChat bool `tier:"stable"`
 
 	tools     view.ToolList `tier:"-"` // the Tools view field (a request field in another type)
 	skillsKey memo.Key      `tier:"-"` // stands for Skills in memo keys
