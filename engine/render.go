@@ -21,6 +21,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/tidy"
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
+	"github.com/sysprompt/sysprompt/engine/request"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/engine/view"
 	"github.com/sysprompt/sysprompt/internal/echo"
@@ -220,9 +221,9 @@ func checkPromptSize(layers []Layer, max int) error {
 // prepare validates the request, fills its defaults and resolves the
 // harness and the settings.
 func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
-	if err := req.validate(); err != nil {
-		if ke, ok := err.(*keyError); ok {
-			err = ke.err // its message already names the key
+	if err := req.Validate(); err != nil {
+		if ke, ok := err.(*request.KeyError); ok {
+			err = ke.Err // its message already names the key
 		}
 		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: err}
 	}

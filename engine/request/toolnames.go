@@ -1,4 +1,4 @@
-package engine
+package request
 
 import (
 	"bytes"
@@ -7,13 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
-// toolKey is what tells two tools apart: the name trimmed, in lower case.
+// ToolKey is what tells two tools apart: the name trimmed, in lower case.
 // The prompt lists a tool once per key.
-func toolKey(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+func ToolKey(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
 // duplicateToolError is two tools of a request with the same key. The
 // request is refused rather than one of them dropped, which would leave
@@ -46,7 +47,7 @@ func checkToolNames(tools []Tool) error {
 		keys = make([]string, 0, len(tools))
 	}
 	for i, t := range tools {
-		key := toolKey(t.Name)
+		key := ToolKey(t.Name)
 		if j := slices.Index(keys, key); key != "" && j >= 0 {
 			return &duplicateToolError{first: j, second: i, names: [2]string{tools[j].Name, t.Name}}
 		}
@@ -57,7 +58,7 @@ func checkToolNames(tools []Tool) error {
 
 // locate places e on the second name in the request file src (named name)
 // and names both positions in its message.
-func (d *duplicateToolError) locate(e *Error, name string, src []byte) {
+func (d *duplicateToolError) locate(e *diag.Error, name string, src []byte) {
 	var pos []strict.Pos
 	if trimmed := bytes.TrimSpace(src); len(trimmed) > 0 && trimmed[0] == '{' {
 		pos = jsonToolNamePositions(src)
