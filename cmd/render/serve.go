@@ -134,11 +134,12 @@ func (s *server) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) e
 	}
 }
 
-// answerLines is serve's loop. Each reply is written with one Write, so
-// it is flushed.
+// answerLines is serve's loop. Each reply is one Encode into stdout,
+// which is not buffered, so it is out before the next line is read.
 func (s *server) answerLines(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	br := bufio.NewReaderSize(stdin, maxServeLine+1) // a line and its newline
-	out := newReplyWriter(stdout)
+	out := json.NewEncoder(stdout)
+	out.SetEscapeHTML(false) // prompt text is full of <, > and &
 	for n := 1; ; n++ {
 		in, err := readLine(br, n)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -157,7 +158,7 @@ func (s *server) answerLines(ctx context.Context, stdin io.Reader, stdout io.Wri
 
 // reply answers one line unless serve has stopped; it reports whether it
 // had not.
-func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (bool, error) {
+func (s *server) reply(ctx context.Context, in inputLine, out *json.Encoder) (bool, error) {
 	s.mu.Lock()
 	stopped := s.stopped
 	s.mu.Unlock()
@@ -170,7 +171,7 @@ func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (boo
 	if s.stopped {
 		return false, nil
 	}
-	return true, out.write(r)
+	return true, out.Encode(r)
 }
 
 // answer renders one line's request, or says why it cannot.
