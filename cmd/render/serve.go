@@ -134,11 +134,12 @@ func (s *server) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) e
 	}
 }
 
-// answerLines is serve's loop. Each reply is written with one Write, so
-// it is flushed.
+// answerLines is serve's loop. Each reply is one Encode into stdout,
+// which is not buffered, so it is out before the next line is read.
 func (s *server) answerLines(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	br := bufio.NewReaderSize(stdin, maxServeLine+1) // a line and its newline
-	out := newReplyWriter(stdout)
+	out := json.NewEncoder(stdout)
+	out.SetEscapeHTML(false) // prompt text is full of <, > and &
 	for n := 1; ; n++ {
 		in, err := readLine(br, n)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -157,7 +158,7 @@ func (s *server) answerLines(ctx context.Context, stdin io.Reader, stdout io.Wri
 
 // reply answers one line unless serve has stopped; it reports whether it
 // had not.
-func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (bool, error) {
+func (s *server) reply(ctx context.Context, in inputLine, out *json.Encoder) (bool, error) {
 	s.mu.Lock()
 	stopped := s.stopped
 	s.mu.Unlock()
@@ -170,7 +171,7 @@ func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (boo
 	if s.stopped {
 		return false, nil
 	}
-	return true, out.write(r)
+	return true, out.Encode(r)
 }
 
 // answer renders one line's request, or says why it cannot.
@@ -238,64 +239,56 @@ func skipLine(br *bufio.Reader) error {
 // envelope is what one line holds: {"id": …, "request": {…}}.
 type envelope struct {
 	id        json.RawMessage // nil when absent
-	request   []byte
+	request   json.RawMessage
 	requestAt int // byte offset of request in the line
 }
 
 // parseEnvelope reads a line's envelope; the id is kept when it was read
-// before a mistake, so the error line can echo it. The request is only
-// delimited here: ParseRequest reads it, strictly, once.
+// before a mistake, so the error line can echo it. The request is kept
+// raw: ParseRequest reads it, strictly.
 func parseEnvelope(in inputLine) (envelope, error) {
 	var env envelope
-	sc := lineScanner{text: in.text}
+	text := in.text
 	fail := func(offset int, msg string) (envelope, error) {
 		return env, lineError(in.n, offset+1, msg)
 	}
-	if !utf8.Valid(sc.text) {
-		return fail(invalidUTF8At(sc.text), "line is not valid UTF-8")
+	// encoding/json lets invalid UTF-8 through.
+	if !utf8.Valid(text) {
+		return fail(invalidUTF8At(text), "line is not valid UTF-8")
 	}
-	if sc.peek() != '{' {
-		return fail(sc.i, `a line must be one JSON object: {"id": …, "request": {…}}`)
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fail(nextAt(text, 0, ""), `a line must be one JSON object: {"id": …, "request": {…}}`)
 	}
-	sc.i++
-	for first := true; sc.peek() != '}'; first = false {
-		if !first {
-			if sc.peek() != ',' {
-				return fail(sc.i, `want "," or "}" after a value`)
-			}
-			sc.i++
-			sc.peek()
+	for dec.More() {
+		keyAt := nextAt(text, dec.InputOffset(), ",")
+		tok, err := dec.Token()
+		if err != nil {
+			return fail(syntaxErrorAt(text, dec, err))
 		}
-		keyAt := sc.i
-		key, ok := sc.key()
-		if !ok {
-			return fail(keyAt, `want "id" or "request", in double quotes`)
-		}
-		if sc.peek() != ':' {
-			return fail(sc.i, `want ":" after a key`)
-		}
-		sc.i++
-		valueAt := sc.peekAt()
-		value, ok := sc.value()
+		key, _ := tok.(string) // in an object, Token gives keys as strings
 		switch {
-		case !ok:
-			return fail(sc.i, "the line ends inside a value, or a value is malformed")
-		case key == "id" && env.id == nil:
-			if !json.Valid(value) {
-				return fail(valueAt, "id is not a JSON value")
-			}
-			env.id = value
-		case key == "request" && env.request == nil:
-			env.request, env.requestAt = value, valueAt
+		case key == "id" && env.id == nil, key == "request" && env.request == nil:
 		case key == "id" || key == "request":
 			return fail(keyAt, fmt.Sprintf("key %s repeated", echo.Quote(key)))
 		default:
 			return fail(keyAt, fmt.Sprintf("unknown key %s (want id and request)", echo.Quote(key)))
 		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return fail(syntaxErrorAt(text, dec, err))
+		}
+		if key == "id" {
+			env.id = value
+		} else {
+			env.request, env.requestAt = value, int(dec.InputOffset())-len(value)
+		}
 	}
-	sc.i++ // the closing brace
-	if sc.peek() != 0 {
-		return fail(sc.i, "text after the JSON object")
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return fail(syntaxErrorAt(text, dec, err))
+	}
+	if at := nextAt(text, dec.InputOffset(), ""); at < len(text) {
+		return fail(at, "text after the JSON object")
 	}
 	if env.request == nil {
 		return fail(0, `no "request" key`)
@@ -306,99 +299,25 @@ func parseEnvelope(in inputLine) (envelope, error) {
 	return env, nil
 }
 
-// lineScanner finds the parts of an envelope without decoding them: the
-// request is most of a line, and ParseRequest reads it anyway.
-type lineScanner struct {
-	text []byte
-	i    int
+// syntaxErrorAt places a decoder's error in text. A Decoder's offsets
+// for a value count the bytes it scanned, not the line's, so the line
+// is checked again whole: the first byte that is not JSON is the one the
+// decoder stopped at.
+func syntaxErrorAt(text []byte, dec *json.Decoder, err error) (int, string) {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return len(text), "unexpected end of JSON input"
+	}
+	var valid struct{}
+	if se, ok := errors.AsType[*json.SyntaxError](json.Unmarshal(text, &valid)); ok {
+		return int(se.Offset) - 1, se.Error()
+	}
+	return int(dec.InputOffset()), err.Error()
 }
 
-// peek returns the next byte past white space, or 0 at the end.
-func (s *lineScanner) peek() byte {
-	s.i = s.peekAt()
-	if s.i == len(s.text) {
-		return 0
-	}
-	return s.text[s.i]
-}
-
-func (s *lineScanner) peekAt() int {
-	i := s.i
-	for i < len(s.text) && (s.text[i] == ' ' || s.text[i] == '\t' || s.text[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// key reads a key, which must be plain: "id" or "request" need no escapes.
-func (s *lineScanner) key() (string, bool) {
-	raw, ok := s.str()
-	if !ok || bytes.IndexByte(raw, '\\') >= 0 {
-		return "", false
-	}
-	return string(raw[1 : len(raw)-1]), true
-}
-
-// str reads a string, quotes included.
-func (s *lineScanner) str() ([]byte, bool) {
-	if s.peek() != '"' {
-		return nil, false
-	}
-	start := s.i
-	for s.i++; s.i < len(s.text); s.i++ {
-		switch s.text[s.i] {
-		case '\\':
-			s.i++
-		case '"':
-			s.i++
-			return s.text[start:s.i], true
-		}
-	}
-	return nil, false
-}
-
-// value delimits the next value: a string, an object or array up to its
-// matching close, or anything else up to a separator. Whether it is JSON
-// is for its reader to say.
-func (s *lineScanner) value() ([]byte, bool) {
-	start := s.peekAt()
-	s.i = start
-	switch s.peek() {
-	case 0:
-		return nil, false
-	case '"':
-		return s.str()
-	case '{', '[':
-		return s.nested()
-	}
-	for s.i < len(s.text) && bytes.IndexByte([]byte(" \t\r,}]"), s.text[s.i]) < 0 {
-		s.i++
-	}
-	return s.text[start:s.i], s.i > start
-}
-
-// nested delimits an object or array, skipping strings; the depth is
-// bounded by the line's length.
-func (s *lineScanner) nested() ([]byte, bool) {
-	start, depth := s.i, 0
-	for s.i < len(s.text) {
-		switch s.text[s.i] {
-		case '"':
-			if _, ok := s.str(); !ok {
-				return nil, false
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		}
-		s.i++
-		if depth == 0 {
-			return s.text[start:s.i], true
-		}
-	}
-	return nil, false
+// nextAt is the offset of the first byte from off on that is neither
+// white space nor in skip.
+func nextAt(text []byte, off int64, skip string) int {
+	return len(text) - len(bytes.TrimLeft(text[off:], " \t\r"+skip))
 }
 
 func invalidUTF8At(text []byte) int {

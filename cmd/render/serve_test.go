@@ -113,11 +113,11 @@ func TestServeErrorLines(t *testing.T) {
 		message string
 	}{
 		{`not json`, `null`, `n`, `a line must be one JSON object: {"id": …, "request": {…}}`},
-		{`{"id":1 2}`, `1`, `2`, `want "," or "}" after a value`},
-		{`{id:1}`, `null`, `id`, `want "id" or "request", in double quotes`},
-		{`{"id" 1}`, `null`, `1`, `want ":" after a key`},
-		{`{"id":"1`, `null`, ``, `the line ends inside a value, or a value is malformed`},
-		{`{"id":[1,],"request":{}}`, `null`, `[`, `id is not a JSON value`},
+		{`{"id":1 2}`, `1`, `2`, `invalid character '2' after object key:value pair`},
+		{`{id:1}`, `null`, `id`, `invalid character 'i' looking for beginning of object key string`},
+		{`{"id" 1}`, `null`, `1`, `invalid character '1' after object key`},
+		{`{"id":"1`, `null`, ``, `unexpected end of JSON input`},
+		{`{"id":[1,],"request":{}}`, `null`, `]`, `invalid character ']' looking for beginning of value`},
 		{`{"id":1,"request":{"mode":}}`, `1`, `}}`, `invalid character '}' looking for beginning of value`},
 		{`[1]`, `null`, `[`, `a line must be one JSON object`},
 		{`{"id":7,"request":{"mode":"bogus"}}`, `7`, `"mode"`, `mode = "bogus" is not allowed (want full, minimal, none)`},
@@ -126,15 +126,20 @@ func TestServeErrorLines(t *testing.T) {
 		{`{"id":10}`, `10`, `{`, `no "request" key`},
 		{`{"id":11,"request":"mode = 'full'"}`, `11`, `"mode`, `request must be a JSON object`},
 		{`{"id":12,"request":{}} 12`, `12`, ` 12`, `text after the JSON object`},
-		{`{"id":13,"request":{`, `13`, ``, `the line ends inside a value, or a value is malformed`},
+		{`{"id":13,"request":{`, `13`, ``, `unexpected end of JSON input`},
 		{`{"id":14,"id":15,"request":{}}`, `14`, `"id":15`, `key "id" repeated`},
 		{"{\"id\":16,\"request\":{\"agent\":\"\xff\"}}", `null`, "\xff", `line is not valid UTF-8`},
+		// A syntax error after values already read is placed in the line.
+		{`{"id":17,"re\quest":{}}`, `17`, `q`, `invalid character 'q' in string escape code`},
+		{`{"id":18, "request": {"mode": "full",}}`, `18`, `}}`, `invalid character '}' looking for beginning of object key string`},
+		{`{"id":19,}`, `19`, `}`, `invalid character '}' looking for beginning of object key string`},
+		{`  {"id":20, "request": {}, "id": 21}`, `20`, `"id": 21`, `key "id" repeated`},
 	}
 	var stdin strings.Builder
 	for _, tt := range tests {
 		stdin.WriteString(tt.line + "\n\n") // the blank lines count in the line numbers
 	}
-	stdin.WriteString(requestLine("17", "{}") + "\n")
+	stdin.WriteString(requestLine("99", "{}") + "\n")
 	replies := serveAll(t, stdin.String())
 	require.Len(t, replies, len(tests)+1)
 	for i, tt := range tests {
@@ -159,7 +164,7 @@ func TestServeErrorLines(t *testing.T) {
 		})
 	}
 	last := replies[len(tests)]
-	assert.Equal(t, `17`, string(last.ID))
+	assert.Equal(t, `99`, string(last.ID))
 	assert.NotNil(t, last.Result, "errors never end serve")
 }
 
