@@ -11,19 +11,23 @@ import (
 )
 
 // Sources says whether files and folder trees on the real disk are as
-// they were, by the identity of every file in them (device, inode, size,
-// modification and change times, as the engine checks workspace files):
-// what a long-lived process built from them, a compiled pack or a parsed
-// config, is good while Changed says no. It is checked when used, so it
-// is exact on every OS, with no watch and no timer. A Sources is not safe
-// for concurrent use.
+// they were, by the identity of every file and folder in them (device,
+// inode, size, modification and change times, as the engine checks
+// workspace files): what a long-lived process built from them, a
+// compiled pack or a parsed config, is good while Changed says no. It is
+// checked when used, so it is exact on every OS, with no watch and no
+// timer. A Sources is not safe for concurrent use.
 type Sources struct {
 	paths []string
-	stamp memo.Key
-	racy  bool // a file changed too shortly before the stamp to trust it
+	// entries are every file and folder under paths at the last walk.
+	// A name added, removed or renamed changes its folder's identity, so
+	// stating these finds any change; only then is the tree walked again.
+	entries []string
+	stamp   memo.Key
+	racy    bool // an entry changed too shortly before the stamp to trust it
 }
 
-// maxSourceEntries bounds the files and folders one stamp looks at.
+// maxSourceEntries bounds the files and folders one Sources looks at.
 const maxSourceEntries = 8192
 
 // NewSources stamps paths (files, or folders taken with everything
@@ -36,46 +40,58 @@ func NewSources(paths ...string) *Sources {
 			s.paths = append(s.paths, p)
 		}
 	}
-	s.stamp, s.racy = s.take()
+	s.walk()
 	return s
 }
 
 // Changed reports whether anything under the paths changed since the
-// last stamp (or might have, where a file changed within vfs.RacyWindow
-// of it), and stamps them again.
+// last stamp (or might have, where an entry changed within
+// vfs.RacyWindow of it), and stamps them again.
 func (s *Sources) Changed() bool {
 	stamp, racy := s.take()
-	changed := stamp != s.stamp || s.racy
-	s.stamp, s.racy = stamp, racy
-	return changed
+	if stamp == s.stamp && !s.racy {
+		s.racy = racy
+		return false
+	}
+	s.walk()
+	return true
 }
 
-// take hashes the name and FileID of every entry under the paths, in
-// walk order, following symlinks as reads of them would.
-func (s *Sources) take() (memo.Key, bool) {
-	var k memo.Encoder
-	now, racy, seen := time.Now(), false, 0
+// walk lists the entries again and stamps them.
+func (s *Sources) walk() {
+	s.entries = s.entries[:0]
 	for _, root := range s.paths {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if seen++; seen > maxSourceEntries {
+		filepath.WalkDir(root, func(p string, _ fs.DirEntry, _ error) error {
+			if len(s.entries) >= maxSourceEntries {
 				return filepath.SkipAll
 			}
-			k.String(p)
-			fi, statErr := os.Stat(p)
-			if err != nil || statErr != nil {
-				k.String("missing")
-				return nil
-			}
-			id := vfs.IDOf(fi)
-			k.Uint(id.Dev)
-			k.Uint(id.Ino)
-			k.Int(int(id.Size))
-			k.Int(int(id.ModTime))
-			k.Int(int(id.ChangeTime))
-			k.Uint(uint64(id.Mode))
-			racy = racy || id.Racy(now)
+			s.entries = append(s.entries, p)
 			return nil
 		})
+	}
+	s.stamp, s.racy = s.take()
+}
+
+// take hashes the FileID of every entry, following symlinks as reads of
+// them would; a missing one hashes as missing.
+func (s *Sources) take() (memo.Key, bool) {
+	var k memo.Encoder
+	now, racy := time.Now(), false
+	for _, p := range s.entries {
+		fi, err := os.Stat(p)
+		if err != nil {
+			k.Bool(false)
+			continue
+		}
+		id := vfs.IDOf(fi)
+		k.Bool(true)
+		k.Uint(id.Dev)
+		k.Uint(id.Ino)
+		k.Int(int(id.Size))
+		k.Int(int(id.ModTime))
+		k.Int(int(id.ChangeTime))
+		k.Uint(uint64(id.Mode))
+		racy = racy || id.Racy(now)
 	}
 	return k.Sum(), racy
 }

@@ -1,0 +1,53 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/vfs"
+)
+
+// Sources sees every kind of edit at the next check, with no watch: an
+// in-place rewrite of the same size, a file added deep down, one
+// removed, one renamed over another, a new folder, an edit to a lone
+// file; and nothing when nothing changed.
+func TestSourcesSeeEveryEdit(t *testing.T) {
+	dir := t.TempDir()
+	pack, cfg := filepath.Join(dir, "pack"), filepath.Join(dir, "agents.toml")
+	write := func(name, text string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
+		require.NoError(t, os.WriteFile(name, []byte(text), 0o644))
+	}
+	write(filepath.Join(pack, "sections", "a.md.tmpl"), "aaaa")
+	write(filepath.Join(pack, "sections", "b.md.tmpl"), "bbbb")
+	write(cfg, "x = 1")
+	time.Sleep(vfs.RacyWindow) // younger files are checked again every time
+	s := NewSources(pack, cfg, "")
+	assert.False(t, s.Changed(), "nothing changed")
+	assert.False(t, s.Changed())
+
+	for _, edit := range []struct {
+		name  string
+		apply func()
+	}{
+		{"same size, in place", func() { write(filepath.Join(pack, "sections", "a.md.tmpl"), "AAAA") }},
+		{"a file added deep down", func() { write(filepath.Join(pack, "templates", "x", "y.tmpl"), "y") }},
+		{"a file removed", func() { require.NoError(t, os.Remove(filepath.Join(pack, "templates", "x", "y.tmpl"))) }},
+		{"renamed over another", func() {
+			write(filepath.Join(dir, "tmp"), "bbbb")
+			require.NoError(t, os.Rename(filepath.Join(dir, "tmp"), filepath.Join(pack, "sections", "b.md.tmpl")))
+		}},
+		{"the config", func() { write(cfg, "x = 2") }},
+		{"the config removed", func() { require.NoError(t, os.Remove(cfg)) }},
+		{"the config back", func() { write(cfg, "x = 3") }},
+	} {
+		edit.apply()
+		assert.True(t, s.Changed(), edit.name)
+	}
+}
