@@ -48,6 +48,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/dot"
 	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/meter"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
@@ -188,7 +189,7 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	if err := cmp.Or(e.opts.config.CheckOverlays(pack.Settings(p.Overlays)), e.opts.config.CheckReplace(p.Bootstrap.Files)); err != nil {
 		return nil, asList(PhaseConfig, err)
 	}
-	master, errs := pack.Compile(p, pack.Fields{All: viewKeys, Volatile: volatileKeys}, e.opts.limits)
+	master, errs := pack.Compile(p, pack.Fields{All: dot.Keys, Volatile: dot.Volatile}, e.opts.limits)
 	if len(errs) > 0 {
 		return nil, errs
 	}

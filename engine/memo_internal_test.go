@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt/engine/internal/dot"
 	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 )
@@ -18,13 +20,13 @@ import (
 // the view field top (and its field sub, when top is a struct).
 type mutation struct {
 	name, top, sub string
-	apply          func(r *Request, d *derived)
+	apply          func(r *Request, d *dot.Derived)
 }
 
 // populated returns a request and derived values with every exported
 // field, element and entry set, so that every value has a mutation.
-func populated() (*Request, *derived) {
-	r, d := &Request{}, &derived{}
+func populated() (*Request, *dot.Derived) {
+	r, d := &Request{}, &dot.Derived{}
 	populate(reflect.ValueOf(r).Elem(), 0)
 	populate(reflect.ValueOf(d).Elem(), 0)
 	return r, d
@@ -66,18 +68,18 @@ func populate(v reflect.Value, depth int) {
 func mutations() []mutation {
 	var out []mutation
 	r0, d0 := populated()
-	for _, f := range fullView.fields {
-		root, index := reflect.ValueOf(r0).Elem(), f.request
-		if f.request < 0 {
-			root, index = reflect.ValueOf(d0).Elem(), f.derived
+	for _, f := range dot.Full.Fields {
+		root, index := reflect.ValueOf(r0).Elem(), f.Request
+		if f.Request < 0 {
+			root, index = reflect.ValueOf(d0).Elem(), f.Derived
 		}
 		var steps []int
 		var walkValue func(v reflect.Value, name, sub string)
 		walkValue = func(v reflect.Value, name, sub string) {
 			path := slices.Clone(steps)
-			at := func(r *Request, d *derived) reflect.Value {
+			at := func(r *Request, d *dot.Derived) reflect.Value {
 				v := reflect.ValueOf(r).Elem()
-				if f.request < 0 {
+				if f.Request < 0 {
 					v = reflect.ValueOf(d).Elem()
 				}
 				v = v.Field(index)
@@ -94,8 +96,8 @@ func mutations() []mutation {
 				return v
 			}
 			add := func(op string, do func(v reflect.Value)) {
-				out = append(out, mutation{name: f.name + name + " " + op, top: f.name, sub: sub,
-					apply: func(r *Request, d *derived) { do(at(r, d)) }})
+				out = append(out, mutation{name: f.Name + name + " " + op, top: f.Name, sub: sub,
+					apply: func(r *Request, d *dot.Derived) { do(at(r, d)) }})
 			}
 			switch v.Kind() {
 			case reflect.String:
@@ -166,13 +168,13 @@ func mutations() []mutation {
 
 // sums computes every key field's hash for r and d as a render would:
 // the skills key stands for the skills view.
-func sums(r *Request, d *derived) []memo.Key {
+func sums(r *Request, d *dot.Derived) []memo.Key {
 	var k memo.Encoder
-	d.skillsKey = catalogKey(&k, &d.Skills)
-	out := make([]memo.Key, len(keyFields))
-	for i, f := range keyFields {
+	d.SkillsKey = dot.CatalogKey(&k, &d.Skills)
+	out := make([]memo.Key, len(dot.KeyFields))
+	for i, f := range dot.KeyFields {
 		k.Reset()
-		f.write(&k, r, d)
+		f.Write(&k, r, d)
 		out[i] = k.Sum()
 	}
 	return out
@@ -188,8 +190,8 @@ func expected(m mutation) []int {
 		return nil // templates never see schemas
 	}
 	var want []int
-	for i, f := range keyFields {
-		if f.path == m.top || m.sub != "" && f.path == m.top+"."+m.sub || m.top == "Tools" && f.path == "ToolLines" {
+	for i, f := range dot.KeyFields {
+		if f.Path == m.top || m.sub != "" && f.Path == m.top+"."+m.sub || m.top == "Tools" && f.Path == "ToolLines" {
 			want = append(want, i)
 		}
 	}
@@ -199,10 +201,10 @@ func expected(m mutation) []int {
 // Every value a template can read moves the key fields that stand for
 // it, and no other.
 func TestKeyFieldsFollowTheirFields(t *testing.T) {
-	require.LessOrEqual(t, len(keyFields), 64, "fieldSums holds 64")
-	for _, f := range fullView.fields {
-		_, ok := keySlot(f.name)
-		assert.True(t, ok, "no key field writes %s", f.name)
+	require.LessOrEqual(t, len(dot.KeyFields), 64, "fieldSums holds 64")
+	for _, f := range dot.Full.Fields {
+		_, ok := dot.KeySlot(f.Name)
+		assert.True(t, ok, "no key field writes %s", f.Name)
 	}
 	r0, d0 := populated()
 	base := sums(r0, d0)
@@ -225,7 +227,7 @@ func TestKeyFieldsFollowTheirFields(t *testing.T) {
 func paths(slots []int) []string {
 	var out []string
 	for _, i := range slots {
-		out = append(out, keyFields[i].path)
+		out = append(out, dot.KeyFields[i].Path)
 	}
 	return out
 }
@@ -237,15 +239,15 @@ func TestSectionKeysFollowTheirReadSets(t *testing.T) {
 	require.NoError(t, err)
 	ms := mutations()
 	set := e.newRenderSet()
-	key := func(sec sectionPlanned, r *Request, d *derived) memo.Key {
-		d.skillsKey = catalogKey(&memo.Encoder{}, &d.Skills)
+	key := func(sec sectionPlanned, r *Request, d *dot.Derived) memo.Key {
+		d.SkillsKey = dot.CatalogKey(&memo.Encoder{}, &d.Skills)
 		set.sums.have = 0
 		st := &renderState{e: e, set: set, req: r, d: *d}
 		return st.sectionKey(sec.sec, sec.plan.slots)
 	}
 	type variant struct {
 		r *Request
-		d *derived
+		d *dot.Derived
 	}
 	variants := make([]variant, len(ms))
 	for i, m := range ms {
@@ -273,7 +275,7 @@ type sectionPlanned struct {
 
 func planned(e *Engine) []sectionPlanned {
 	var out []sectionPlanned
-	for _, id := range sortedKeys(e.pack.Sections) {
+	for _, id := range slices.Sorted(maps.Keys(e.pack.Sections)) {
 		sec := e.pack.Sections[id]
 		out = append(out, sectionPlanned{sec, e.plans[sec]})
 	}
@@ -286,10 +288,10 @@ func TestLayerKeysFollowTheirSections(t *testing.T) {
 	e, err := New(os.DirFS(".."))
 	require.NoError(t, err)
 	set := e.newRenderSet()
-	state := func(r *Request, d *derived, overrides map[string]string) *renderState {
-		d.skillsKey = catalogKey(&memo.Encoder{}, &d.Skills)
+	state := func(r *Request, d *dot.Derived, overrides map[string]string) *renderState {
+		d.SkillsKey = dot.CatalogKey(&memo.Encoder{}, &d.Skills)
 		set.sums.have = 0
-		return &renderState{e: e, set: set, req: r, d: *d, contrib: merged{overrides: overrides}}
+		return &renderState{e: e, set: set, req: r, d: *d, contrib: dot.Merged{Overrides: overrides}}
 	}
 	ms := mutations()
 	for _, name := range e.Harnesses() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	iofs "io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine/config"
+
+	"github.com/sysprompt/sysprompt/engine/internal/dot"
 )
 
 // A turnPair is two turns of one engine: the memo holds what the first
@@ -284,11 +287,11 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 		probes[i].b = renderTurn(t, e, p.next)
 	}
 	caught, unexercised := 0, []string{}
-	for _, id := range sortedKeys(e.pack.Sections) {
+	for _, id := range slices.Sorted(maps.Keys(e.pack.Sections)) {
 		sec := e.pack.Sections[id]
 		plan := e.plans[sec]
 		for _, slot := range plan.slots {
-			switch keyFields[slot].path {
+			switch dot.KeyFields[slot].Path {
 			case "Pack", "Mode", "Harness":
 				continue // fixed for the Engine, or in every key anyway
 			}
@@ -312,7 +315,7 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 				return false
 			})
 			if reveal < 0 {
-				unexercised = append(unexercised, id+" "+keyFields[slot].path)
+				unexercised = append(unexercised, id+" "+dot.KeyFields[slot].Path)
 				continue
 			}
 			// The layers' keys are made from the sections' plans too.
@@ -322,7 +325,7 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 			bad := memoMismatches(t, e, fs, pairs[reveal:reveal+1], false)
 			plan.slots = kept
 			e.layerPlans = layerPlans(e.pack, e.plans)
-			assert.NotEmpty(t, bad, "%s without %s: %s goes unnoticed", id, keyFields[slot].path, pairs[reveal].name)
+			assert.NotEmpty(t, bad, "%s without %s: %s goes unnoticed", id, dot.KeyFields[slot].Path, pairs[reveal].name)
 			caught++
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/dot"
 	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/internal/tidy"
@@ -133,7 +134,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	if err != nil {
 		return nil, err
 	}
-	contrib := mergeContributions(append(overlays, req.Contributions...))
+	contrib := dot.Merge(append(overlays, req.Contributions...))
 	res := &Result{Mode: req.Mode, Harness: h.Name, Boundary: e.pack.Manifest.Boundary, Settings: settings, Tools: req.Tools,
 		outline: e.outlines[h.Name]}
 	if req.Mode == ModeNone {
@@ -156,22 +157,22 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	}
 	res.Skills, res.SkillsSize, res.SkillDirs = sk.catalog, sk.size, sk.dirs
 	stableFiles, dynamicFiles := splitFiles(files)
-	st := renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: derived{
-		Overrides:     view.OverrideSet(contrib.overrides),
+	st := renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: dot.Derived{
+		Overrides:     view.OverrideSet(contrib.Overrides),
 		Skills:        sk.view,
 		Config:        settings,
 		Pack:          view.PackInfo{Product: e.pack.Manifest.Product, Vars: e.pack.Manifest.Vars, Channels: e.pack.Channels},
 		Files:         stableFiles,
-		StablePrefix:  contrib.stablePrefix,
+		StablePrefix:  contrib.StablePrefix,
 		DynamicFiles:  dynamicFiles,
-		DynamicSuffix: contrib.dynamicSuffix,
+		DynamicSuffix: contrib.DynamicSuffix,
 		Truncation:    truncationInfo(res.TruncationWarned, files.Files),
 	}}
 	st.d.BootstrapMode = bootstrapMode(req, files) // "" without a workspace: nothing was loaded
 	st.d.Today = localDate(req.Date, settings.UserTimezone)
 	st.d.SharedChat = req.SharedChat()
 
-	st.d.skillsKey = sk.key
+	st.d.SkillsKey = sk.key
 	set.sums.have = 0
 	if res.Layers, err = st.renderLayers(h); err != nil {
 		return nil, err
@@ -446,7 +447,7 @@ func (st *renderState) key(sec *pack.Section) (memo.Key, sectionOutcome) {
 	case req.Mode == ModeNone && sec.ID != st.e.pack.Manifest.IdentitySection:
 		return k.Sum(), sectionOutcome{reason: OmitNone}
 	}
-	if text, ok := st.contrib.overrides[sec.Override]; ok && sec.Override != "" {
+	if text, ok := st.contrib.Overrides[sec.Override]; ok && sec.Override != "" {
 		k.String(text)
 		return k.Sum(), st.finish("", nil, sectionOutcome{out: text, overridden: true})
 	}
@@ -473,8 +474,8 @@ type renderState struct {
 	e       *Engine
 	set     *renderSet
 	req     *Request
-	contrib merged
-	d       derived
+	contrib dot.Merged
+	d       dot.Derived
 	files   []bootstrap.File
 	omitted []Omission
 
@@ -511,19 +512,19 @@ func (st *renderState) tidy(raw string, plan *sectionPlan) string {
 // out only for a section that reads them; a view built before they were
 // is built again.
 func (st *renderState) dot(sec *pack.Section, plan *sectionPlan) any {
-	vt, built := &fullView, &st.full
+	vt, built := &dot.Full, &st.full
 	if sec.Tier == TierStable {
-		vt, built = &stableView, &st.stable
+		vt, built = &dot.Stable, &st.stable
 	}
 	if plan.toolLines && !st.toolLinesDone {
-		st.d.ToolLines, st.toolLinesDone = toolLines(st.e.pack.Tools, st.req.Tools), true
+		st.d.ToolLines, st.toolLinesDone = dot.ToolLines(st.e.pack.Tools, st.req.Tools), true
 		st.stable, st.full = nil, nil
 	}
 	if *built == nil {
-		if vt.tools && st.d.tools == nil && st.req.Tools != nil {
-			st.d.tools = toolInfos(st.req.Tools)
+		if vt.Tools && st.d.ToolList == nil && st.req.Tools != nil {
+			st.d.ToolList = dot.ToolInfos(st.req.Tools)
 		}
-		*built = vt.build(st.req, &st.d)
+		*built = vt.Build(st.req, &st.d)
 	}
 	return *built
 }
@@ -570,7 +571,7 @@ func execError(sec *pack.Section, err error) *Error {
 		}
 	}
 	if field, ok := diag.MissingField(e); ok {
-		if sec.Tier == TierStable && volatileKeys[field] {
+		if sec.Tier == TierStable && dot.Volatile[field] {
 			e.Phase, e.Err = PhaseTier, &TierError{Field: field}
 		} else {
 			e.Err = fmt.Errorf("the section data has no field %s", field)

@@ -4,17 +4,19 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/sysprompt/sysprompt/engine/internal/dot"
 )
 
 func TestMergeContributions(t *testing.T) {
-	m := mergeContributions([]Contribution{
+	m := dot.Merge([]Contribution{
 		{StablePrefix: "A  \r\nB\n\n", DynamicSuffix: "", SectionOverrides: map[string]string{"tool_call_style": "one", "execution_bias": "x"}},
 		{StablePrefix: "A\nB", DynamicSuffix: "  s1 ", SectionOverrides: map[string]string{"tool_call_style": "two", "execution_bias": "  "}},
 		{StablePrefix: "C\n\n\n\nD", DynamicSuffix: "s2"},
 	})
-	assert.Equal(t, "A\nB\n\nC\n\nD", m.stablePrefix, "blank-line runs fold like template output")
-	assert.Equal(t, "s1\n\ns2", m.dynamicSuffix)
-	assert.Equal(t, map[string]string{"tool_call_style": "two", "execution_bias": "x"}, m.overrides, "later wins; an empty override is absent, not a deletion")
+	assert.Equal(t, "A\nB\n\nC\n\nD", m.StablePrefix, "blank-line runs fold like template output")
+	assert.Equal(t, "s1\n\ns2", m.DynamicSuffix)
+	assert.Equal(t, map[string]string{"tool_call_style": "two", "execution_bias": "x"}, m.Overrides, "later wins; an empty override is absent, not a deletion")
 }
 
 func TestAssembleOffsets(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/internal/dot"
 	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
 	"github.com/sysprompt/sysprompt/engine/skills"
@@ -212,7 +213,7 @@ func (e *Engine) hasSkillRoots(ws *vfs.Workspace) bool {
 // view in the section memo.
 func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, s *config.Settings, ws *vfs.Workspace) (sessionSkills, error) {
 	if req.Mode == ModeNone || set.t.Lookup(catalogPartial) == nil || !e.hasSkillRoots(ws) {
-		return sessionSkills{key: catalogKey(&set.key, &view.SkillsView{})}, nil
+		return sessionSkills{key: dot.CatalogKey(&set.key, &view.SkillsView{})}, nil
 	}
 	session, from := sessionKeys(&set.key, req.Session, s)
 	return e.snap.skillsFor(session, from, req.Session.Reset, func() (sessionSkills, error) {
@@ -231,7 +232,7 @@ func (e *Engine) buildSkills(ctx context.Context, set *renderSet, req *Request, 
 		if err != nil {
 			return sessionSkills{}, err
 		}
-		return sessionSkills{catalog: cat, size: size, view: sv, key: catalogKey(&set.key, &sv), dirs: dirs}, nil
+		return sessionSkills{catalog: cat, size: size, view: sv, key: dot.CatalogKey(&set.key, &sv), dirs: dirs}, nil
 	})
 }
 
