@@ -75,17 +75,7 @@ func TestServeSignalEndsAStuckRender(t *testing.T) {
 			t.Cleanup(func() { stdin.Close() })
 			stdout, err := cmd.StdoutPipe()
 			require.NoError(t, err)
-			require.NoError(t, cmd.Start())
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			defer func() {
-				select {
-				case <-exited:
-				default:
-					cmd.Process.Kill()
-					<-exited
-				}
-			}()
+			exited := start(t, cmd)
 			out := bufio.NewReader(stdout)
 			_, err = io.WriteString(stdin, requestLine("1", "{}")+"\n")
 			require.NoError(t, err)
@@ -109,7 +99,7 @@ func TestServeSignalEndsAStuckRender(t *testing.T) {
 			require.NoError(t, cmd.Process.Signal(sig))
 			select {
 			case err := <-exited:
-				exited <- err // for the deferred check
+				exited <- err // for the cleanup
 				require.NoError(t, err, "stderr: %s", stderr.String())
 			case <-time.After(5 * time.Second):
 				t.Fatalf("serve still running 5 s after %v; stderr: %s", sig, stderr.String())

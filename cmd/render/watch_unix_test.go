@@ -33,17 +33,7 @@ func TestWatchSignalEndsAStuckRender(t *testing.T) {
 			cmd := exec.Command("render", "watch", "-request", fifo)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			require.NoError(t, cmd.Start())
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			defer func() {
-				select {
-				case <-exited:
-				default:
-					cmd.Process.Kill()
-					<-exited
-				}
-			}()
+			exited := start(t, cmd)
 
 			// Opening the write end without blocking succeeds once watch
 			// has the pipe open for its render (after it set up its signal
@@ -59,7 +49,7 @@ func TestWatchSignalEndsAStuckRender(t *testing.T) {
 			require.NoError(t, cmd.Process.Signal(sig))
 			select {
 			case err := <-exited:
-				exited <- err // for the deferred check
+				exited <- err // for the cleanup
 				require.NoError(t, err, "stderr: %s", stderr.String())
 			case <-time.After(5 * time.Second):
 				t.Fatalf("watch still running 5 s after %v; stderr: %s", sig, stderr.String())
@@ -117,4 +107,24 @@ func TestWatchSeesASkillOutsideTheWorkspace(t *testing.T) {
 	require.NoError(t, os.WriteFile(skill, []byte("---\nname: late\ndescription: added while watching\n---\nbody\n"), 0o644))
 	shown := waitLine("~/.agents/skills/late/SKILL.md")
 	t.Logf("re-rendered %v after the edit", shown.Sub(written).Round(time.Millisecond))
+}
+
+// start starts cmd and returns the channel its Wait's result arrives on;
+// a test that takes the result puts it back. The process is killed at the
+// end of the test if it is still running, so a failing test leaves
+// nothing behind.
+func start(t *testing.T, cmd *exec.Cmd) chan error {
+	t.Helper()
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	return exited
 }
