@@ -242,9 +242,7 @@ func (a FileID) Racy(now time.Time) bool {
 }
 
 // IDOf is the FileID of what fi describes.
-func IDOf(fi fs.FileInfo) FileID { return idOf(fi) }
-
-func idOf(fi fs.FileInfo) FileID {
+func IDOf(fi fs.FileInfo) FileID {
 	id := FileID{Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Mode: fi.Mode()}
 	sysID(fi, &id)
 	return id
@@ -290,7 +288,7 @@ func (w *Workspace) Stat(name string) (FileID, error) {
 		if err != nil {
 			return FileID{}, err
 		}
-		return idOf(info), nil
+		return IDOf(info), nil
 	}
 	if w.openErr != nil {
 		return FileID{}, w.openErr
@@ -299,7 +297,7 @@ func (w *Workspace) Stat(name string) (FileID, error) {
 	if err != nil {
 		return FileID{}, w.osError(name, err)
 	}
-	return idOf(fi), nil
+	return IDOf(fi), nil
 }
 
 // Lstat returns the FileID of name itself: a final symlink is reported
@@ -317,7 +315,7 @@ func (w *Workspace) Lstat(name string) (FileID, error) {
 		if err != nil {
 			return FileID{}, w.osError(name, err)
 		}
-		return idOf(fi), nil
+		return IDOf(fi), nil
 	}
 	dir, base := path.Split(rel)
 	real := w.real(rel)
@@ -332,7 +330,7 @@ func (w *Workspace) Lstat(name string) (FileID, error) {
 	if err != nil {
 		return FileID{}, err
 	}
-	return idOf(fi), nil
+	return IDOf(fi), nil
 }
 
 // lstatIfPossible is Lstat where fsys reports symlinks, else Stat.
@@ -501,7 +499,7 @@ func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
 		f.Close()
 		return nil, FileID{}, err
 	}
-	return f, idOf(fi), nil
+	return f, IDOf(fi), nil
 }
 
 // checkType refuses a handle or info of the wrong kind.

@@ -118,11 +118,11 @@ func (r *watchRenderer) render(ctx context.Context, c *common, stdin io.Reader) 
 //
 // renderOnce runs in a goroutine of its own, one call at a time, so that
 // the loop returns as soon as ctx ends even if a render ignores it (a
-// read stuck on a named pipe, say). It returns whether a render is still
-// running, in which case what renderOnce uses must not be closed. A panic
-// in renderOnce is raised again in the caller's goroutine, where run
-// recovers it.
-func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*engine.Result, error), stdout, stderr io.Writer) (running bool) {
+// read stuck on a named pipe, say); the process is about to exit then.
+// A panic in renderOnce is raised again in the caller's goroutine, where
+// run recovers it.
+func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*engine.Result, error), stdout, stderr io.Writer) {
+	running := false
 	type outcome struct {
 		res      *engine.Result
 		err      error
@@ -168,10 +168,10 @@ func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*e
 	for {
 		select {
 		case <-ctx.Done():
-			return running
+			return
 		case _, ok := <-changes:
 			if !ok {
-				return running
+				return
 			}
 			timer = time.After(debounce)
 		case <-timer:
@@ -187,7 +187,7 @@ func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*e
 				panic(o.panicked)
 			}
 			if ctx.Err() != nil {
-				return false // cancelled, not failed: nothing to print
+				return // cancelled, not failed: nothing to print
 			}
 			show(o.res, o.err)
 			if again {

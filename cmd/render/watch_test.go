@@ -124,13 +124,12 @@ func TestWatchLoopLeavesAStuckRender(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
-	done := make(chan bool, 1)
-	go func() { done <- watchLoop(ctx, make(chan string), renderOnce, &stdout, &stderr) }()
+	done := make(chan struct{})
+	go func() { watchLoop(ctx, make(chan string), renderOnce, &stdout, &stderr); close(done) }()
 	<-started
 	cancel()
 	select {
-	case running := <-done:
-		assert.True(t, running, "the stuck render is reported as still running")
+	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("watch waited for a render that ignores cancellation")
 	}
