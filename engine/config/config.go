@@ -18,6 +18,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
 	"github.com/sysprompt/sysprompt/internal/echo"
@@ -667,11 +668,8 @@ func (c *Config) CheckReplace(names []string) error {
 		if slices.Contains(names, name) {
 			continue
 		}
-		hint := "want one of " + strings.Join(names, ", ")
-		if near := diag.Nearest(name, names); near != "" {
-			hint = "did you mean " + near + "?"
-		}
-		err := c.keyErr("bootstrap.replace."+name, 1, fmt.Errorf("[bootstrap.replace] %s is not a workspace file of the pack (%s)", echo.Quote(name), hint))
+		want := cmp.Or(hint.DidYouMean(name, names), "want one of "+strings.Join(names, ", "))
+		err := c.keyErr("bootstrap.replace."+name, 1, fmt.Errorf("[bootstrap.replace] %s is not a workspace file of the pack (%s)", echo.Quote(name), want))
 		if err.Line == 0 {
 			err.Line, err.Col = strict.LocateKey(c.src, "bootstrap.replace")
 		}

@@ -139,7 +139,7 @@ func TestConfigErrors(t *testing.T) {
 	cases := []struct {
 		name, src, want string
 	}{
-		{"unknown key", "[agents.defaults]\nbootstrapMaxChar = 5\n", `c.toml:2:1: unknown key "agents.defaults.bootstrapMaxChar"`},
+		{"unknown key", "[agents.defaults]\nbootstrapMaxChar = 5\n", `c.toml:2:1: unknown key "agents.defaults.bootstrapMaxChar" (did you mean bootstrapMaxChars?)`},
 		{"unknown table", "[agent.defaults]\nworkspace = \"/x\"\n", `c.toml:1:2: unknown key "agent.defaults"`},
 		{"wrong type", "[agents.defaults]\nbootstrapMaxChars = \"many\"\n", `c.toml:2:1: key "agents.defaults.bootstrapMaxChars": incompatible types: TOML value has type string; destination has type integer`},
 		{"bad enum", "[agents.defaults]\ntimeFormat = \"25\"\n", `c.toml:2:1: timeFormat = "25" is not allowed (want auto, 12, 24)`},

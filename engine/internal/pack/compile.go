@@ -10,6 +10,7 @@ import (
 	"text/template/parse"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/meter"
 
 	"github.com/sysprompt/sysprompt/funcs"
@@ -130,8 +131,8 @@ func suggestFunc(e *diag.Error) *diag.Error {
 	if !ok {
 		return e
 	}
-	if near := diag.Nearest(name, sortedKeys(funcMap())); near != "" {
-		e.Err = fmt.Errorf("%w (did you mean %s?)", e.Err, near)
+	if h := hint.DidYouMean(name, sortedKeys(funcMap())); h != "" {
+		e.Err = fmt.Errorf("%w (%s)", e.Err, h)
 	}
 	return e
 }

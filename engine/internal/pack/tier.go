@@ -1,12 +1,14 @@
 package pack
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"text/template"
 	"text/template/parse"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/meter"
 )
 
@@ -165,12 +167,9 @@ func (c *tierChecker) read(tree *parse.Tree, n parse.Node, ident []string, l lev
 func (c *tierChecker) field(tree *parse.Tree, n parse.Node, name string) {
 	switch {
 	case !c.fields.All[name]:
-		hint := "fields: " + strings.Join(sortedKeys(c.fields.All), ", ")
-		if near := diag.Nearest(name, sortedKeys(c.fields.All)); near != "" {
-			hint = "did you mean " + near + "?"
-		}
+		want := cmp.Or(hint.DidYouMean(name, sortedKeys(c.fields.All)), "fields: "+strings.Join(sortedKeys(c.fields.All), ", "))
 		c.errs = append(c.errs, diag.Node(tree, n, diag.PhaseParse, c.section,
-			fmt.Errorf("the section data has no field %s (%s)", name, hint)))
+			fmt.Errorf("the section data has no field %s (%s)", name, want)))
 	case c.stable && c.fields.Volatile[name]:
 		c.errs = append(c.errs, diag.Node(tree, n, diag.PhaseTier, c.section, &diag.TierError{Field: name}))
 	}

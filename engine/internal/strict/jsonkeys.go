@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -62,10 +64,10 @@ func (w *jsonWalker) fail(offset int, key, format string, args ...any) {
 }
 
 // unknown records that the object holds a key its Go type does not have.
-func (w *jsonWalker) unknown(offset int, key string) {
+func (w *jsonWalker) unknown(offset int, key string, known []string) {
 	if w.err == nil {
 		line, col := position(w.src, int64(offset))
-		w.err = &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: "unknown key " + echo.Quote(key)}
+		w.err = &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: unknownKey(key, known)}
 	}
 }
 
@@ -169,9 +171,10 @@ func (w *jsonWalker) object(t reflect.Type) {
 		case t.Kind() == reflect.Map:
 			next = t.Elem()
 		case t.Kind() == reflect.Struct:
-			f, ok := jsonFields(t)[string(key)]
+			fields := jsonFields(t)
+			f, ok := fields[string(key)]
 			if !ok {
-				w.unknown(at, w.dotted(key))
+				w.unknown(at, w.dotted(key), slices.Sorted(maps.Keys(fields)))
 				return
 			}
 			next = f

@@ -18,6 +18,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/internal/echo"
 )
 
@@ -66,7 +67,7 @@ func TOML(src string, v any) error {
 		})
 		key := outermost(keys)
 		line, col := doc.Locate(key, 1)
-		return &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: "unknown key " + echo.Quote(key)}
+		return &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: unknownKey(key, tomlKeys(reflect.TypeOf(v), key))}
 	}
 	return nil
 }
@@ -123,6 +124,63 @@ func fieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
 		}
 	}
 	return nil, false
+}
+
+// unknownKey is the message for an unknown dotted key, suggesting the
+// known key of its table a typo most likely meant.
+func unknownKey(key string, known []string) string {
+	msg := "unknown key " + echo.Quote(key)
+	if h := hint.DidYouMean(key[strings.LastIndexByte(key, '.')+1:], known); h != "" {
+		msg += " (" + h + ")"
+	}
+	return msg
+}
+
+// tomlKeys lists the keys the table holding the dotted key accepts: the
+// toml names of the struct its parent decodes into; none for a map.
+func tomlKeys(t reflect.Type, key string) []string {
+	parts := strings.Split(key, ".")
+	for _, part := range parts[:len(parts)-1] {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Map:
+			t = t.Elem()
+		case reflect.Struct:
+			f, ok := fieldByKey(t, part)
+			if !ok {
+				return nil
+			}
+			t = f
+		default:
+			return nil
+		}
+	}
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		switch {
+		case f.Anonymous && name == "":
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			names = append(names, tomlKeys(reflect.PointerTo(ft), "x")...)
+		case name == "" && f.IsExported():
+			names = append(names, f.Name)
+		case name != "" && name != "-":
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // outermost picks the first reported key that is not inside another

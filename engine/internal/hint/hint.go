@@ -1,0 +1,48 @@
+// Package hint is the one "did you mean" of the engine: for a name that
+// is not known (a field, method, vars key, section id, manifest or
+// front-matter key, function), the known name a typo most likely meant.
+package hint
+
+import "strings"
+
+// DidYouMean returns "did you mean X?" for the candidate closest to name
+// (any case, first of the closest) within two edits and a third of
+// name's length, so a short name is not taken for any other short name;
+// "" when none is.
+func DidYouMean(name string, candidates []string) string {
+	best, bestDist := "", min(2, (len(name)+1)/3)+1
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestDist && c != name {
+			best, bestDist = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return "did you mean " + best + "?"
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes). Names
+// are short: a caller's name is at most a line of a pack file.
+func editDistance(a, b string) int {
+	if len(a) > 256 || len(b) > 256 {
+		return max(len(a), len(b)) // no typo of a real name is that long
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
