@@ -174,10 +174,10 @@ func TestLintRefusesConstantsOverABound(t *testing.T) {
 // nearest one the map has when one is close.
 func TestUnknownFunctionSuggestsTheNearest(t *testing.T) {
 	for body, want := range map[string]string{
-		`{{ repat 3 "x" }}`:        `sections/hostile.md.tmpl:5: section hostile: function "repat" not defined (did you mean repeat?)`,
-		`{{ "x" | toPrettyJson }}`: `sections/hostile.md.tmpl:5: section hostile: function "toPrettyJson" not defined`,
-		`{{ regexMatch "a" "b" }}`: `sections/hostile.md.tmpl:5: section hostile: function "regexMatch" not defined`,
-		`{{ splitlist "," "a" }}`:  `sections/hostile.md.tmpl:5: section hostile: function "splitlist" not defined (did you mean splitList?)`,
+		`{{ repat 3 "x" }}`:        `sections/hostile.md.tmpl:5:4: section hostile: function "repat" not defined (did you mean repeat?)`,
+		`{{ "x" | toPrettyJson }}`: `sections/hostile.md.tmpl:5:10: section hostile: function "toPrettyJson" not defined`,
+		`{{ regexMatch "a" "b" }}`: `sections/hostile.md.tmpl:5:4: section hostile: function "regexMatch" not defined`,
+		`{{ splitlist "," "a" }}`:  `sections/hostile.md.tmpl:5:4: section hostile: function "splitlist" not defined (did you mean splitList?)`,
 	} {
 		_, err := engine.New(hostilePack(t, body, ""))
 		assert.EqualError(t, err, want, body)

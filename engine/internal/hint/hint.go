@@ -46,3 +46,12 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Suffix is DidYouMean in parentheses, to end a message: " (did you mean
+// X?)", or "" when no candidate is close.
+func Suffix(name string, candidates []string) string {
+	if h := DidYouMean(name, candidates); h != "" {
+		return " (" + h + ")"
+	}
+	return ""
+}

@@ -63,7 +63,7 @@ func Compile(p *Pack, fields Fields, limits meter.Limits) (*template.Template, d
 	add := func(file, text, sectionID string) {
 		trees, err := parse.Parse(file, text, "", "", fm, builtinNames)
 		if err != nil {
-			errs = append(errs, suggestFunc(diag.Template(diag.PhaseParse, file, sectionID, err)))
+			errs = append(errs, suggestFunc(diag.Template(diag.PhaseParse, file, sectionID, err), text))
 			return
 		}
 		for _, name := range sortedKeys(trees) {
@@ -125,14 +125,20 @@ func definePos(text, name string) (line, col int) {
 }
 
 // suggestFunc adds the nearest function of the map to a parse error
-// naming one it does not have.
-func suggestFunc(e *diag.Error) *diag.Error {
+// naming one it does not have, and the column the parser leaves out: the
+// name's first use on the line as a word of its own.
+func suggestFunc(e *diag.Error, text string) *diag.Error {
 	name, ok := diag.UndefinedFunction(e)
 	if !ok {
 		return e
 	}
-	if h := hint.DidYouMean(name, sortedKeys(funcMap())); h != "" {
-		e.Err = fmt.Errorf("%w (%s)", e.Err, h)
+	if lines := strings.SplitN(text, "\n", e.Line+1); e.Col == 0 && e.Line > 0 && e.Line <= len(lines) {
+		if loc := regexp.MustCompile(`(^|[^\w.$])` + regexp.QuoteMeta(name) + `\b`).FindStringSubmatchIndex(lines[e.Line-1]); loc != nil {
+			e.Col = loc[3] + 1
+		}
+	}
+	if h := hint.Suffix(name, sortedKeys(funcMap())); h != "" {
+		e.Err = fmt.Errorf("%w%s", e.Err, h)
 	}
 	return e
 }

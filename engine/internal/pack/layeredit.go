@@ -1,9 +1,11 @@
 package pack
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
+	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
 
@@ -111,7 +113,7 @@ func (c *manifestCheck) editBase(lp layerPos, ld harnessLayerDecl) []listed {
 		for _, l := range c.m.Layers {
 			names = append(names, l.Name)
 		}
-		c.fail(bl, bc, "base %q is not a layer of the %s harness (have %s)", ld.Base, DefaultHarness, strings.Join(names, ", "))
+		c.fail(bl, bc, "base %q is not a layer of the %s harness (%s)", ld.Base, DefaultHarness, cmp.Or(hint.DidYouMean(ld.Base, names), "have "+strings.Join(names, ", ")))
 		return nil
 	}
 	base := c.m.Layers[bi].Sections
@@ -138,7 +140,7 @@ func (c *manifestCheck) removeIDs(lp layerPos, ld harnessLayerDecl, base []strin
 			c.fail(l, col, "remove: section %q is listed twice", id)
 		case !slices.Contains(base, id):
 			l, col := lp.elem("remove", i)
-			c.fail(l, col, "remove: section %q is not in base layer %q", id, ld.Base)
+			c.fail(l, col, "remove: section %q is not in base layer %q%s", id, ld.Base, hint.Suffix(id, base))
 		default:
 			removed[id] = true
 		}
@@ -171,7 +173,7 @@ func (c *manifestCheck) insertAt(lp layerPos, ld harnessLayerDecl, base, ids []s
 		if slices.Contains(base, anchor) {
 			c.fail(l, col, "%s: section %q is removed from this layer", key, anchor)
 		} else {
-			c.fail(l, col, "%s: section %q is not in base layer %q", key, anchor, ld.Base)
+			c.fail(l, col, "%s: section %q is not in base layer %q%s", key, anchor, ld.Base, hint.Suffix(anchor, base))
 		}
 		return 0, false
 	}

@@ -80,7 +80,7 @@ func TestEditedLayerErrors(t *testing.T) {
 		want            string // the whole first error
 	}{
 		{"unknown base", h + "base = \"System\"\n",
-			`10:8: base "System" is not a layer of the embedded harness (have system)`},
+			`10:8: base "System" is not a layer of the embedded harness (did you mean system?)`},
 		{"sections and base", h + "base = \"system\"\nsections = [\"s1\"]\n",
 			`11:1: layer "system" of harness "h" has both sections and base: list its sections or edit a base layer, not both`},
 		{"add without base", h + "sections = [\"identity\"]\n  add = [\"n1\"]\n",
@@ -90,11 +90,11 @@ func TestEditedLayerErrors(t *testing.T) {
 		{"after without add", h + "base = \"system\"\nafter = \"s1\"\n",
 			`11:1: layer "system" of harness "h" has after but nothing to add`},
 		{"remove an id not in the base", h + "base = \"system\"\nremove = [\"s1\", \"n1\"]\n",
-			`11:17: remove: section "n1" is not in base layer "system"`},
+			`11:17: remove: section "n1" is not in base layer "system" (did you mean s1?)`},
 		{"remove twice", h + "base = \"system\"\nremove = [\n  \"s1\",\n  \"s1\",\n]\n",
 			`13:3: remove: section "s1" is listed twice`},
 		{"after an id not in the base", h + "base = \"system\"\nadd = [\"n1\"]\nafter = \"n2\"\n",
-			`12:9: after: section "n2" is not in base layer "system"`},
+			`12:9: after: section "n2" is not in base layer "system" (did you mean s2?)`},
 		{"before a removed id", h + "base = \"system\"\nremove = [\"s2\"]\nadd = [\"n1\"]\nbefore =   \"s2\"\n",
 			`13:12: before: section "s2" is removed from this layer`},
 		{"add an id the base has", h + "base = \"system\"\nadd = [\"n1\", \"s3\"]\n",

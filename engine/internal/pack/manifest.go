@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
+	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
 
@@ -245,7 +246,7 @@ func (c *manifestCheck) listSection(b *harnessBuild, layer string, e listed) *Se
 		// An id a base brings in is reported where the base lists it.
 		if !c.p.broken[e.id] && !e.fromBase {
 			line, col := e.at()
-			c.fail(line, col, "section %q has no file %s/%s%s", e.id, sectionsDir, e.id, sectionSuffix)
+			c.fail(line, col, "section %q has no file %s/%s%s%s", e.id, sectionsDir, e.id, sectionSuffix, hint.Suffix(e.id, sortedKeys(c.p.Sections)))
 		}
 		return nil
 	}
@@ -275,7 +276,7 @@ func (c *manifestCheck) checkIdentity() {
 		c.fail(1, 1, "identity_section is required: the section mode none renders")
 	case !ok && !c.p.broken[id]:
 		l, col := c.at("identity_section")
-		c.fail(l, col, "identity_section %q has no file %s/%s%s", id, sectionsDir, id, sectionSuffix)
+		c.fail(l, col, "identity_section %q has no file %s/%s%s%s", id, sectionsDir, id, sectionSuffix, hint.Suffix(id, sortedKeys(c.p.Sections)))
 	case ok && !sec.HasMode(ModeNone):
 		c.errs = append(c.errs, &diag.Error{Phase: diag.PhaseFrontMatter, File: sec.File, Line: 2, Col: 1, Section: id,
 			Err: fmt.Errorf("the identity section must declare mode none: it is what mode none renders")})

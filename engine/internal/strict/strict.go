@@ -129,11 +129,7 @@ func fieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
 // unknownKey is the message for an unknown dotted key, suggesting the
 // known key of its table a typo most likely meant.
 func unknownKey(key string, known []string) string {
-	msg := "unknown key " + echo.Quote(key)
-	if h := hint.DidYouMean(key[strings.LastIndexByte(key, '.')+1:], known); h != "" {
-		msg += " (" + h + ")"
-	}
-	return msg
+	return "unknown key " + echo.Quote(key) + hint.Suffix(key[strings.LastIndexByte(key, '.')+1:], known)
 }
 
 // tomlKeys lists the keys the table holding the dotted key accepts: the
