@@ -51,7 +51,7 @@ func TestToolTableIsStrict(t *testing.T) {
 	addFile(p, "templates/tools.toml", "[[tool]]\nname = \"read\"\nsumary = \"x\"\n")
 	res := engine.Lint(p)
 	require.NotEmpty(t, res.Errors)
-	assert.Equal(t, `templates/tools.toml:3:1: unknown key "tool.sumary"`, res.Errors[0].Error())
+	assert.Equal(t, `templates/tools.toml:3:1: unknown key "tool.sumary" (did you mean summary?)`, res.Errors[0].Error())
 	addFile(p, "templates/tools.toml", "[[tool]]\nname = \"read\"\n[[tool]]\nname = \"Read\"\n")
 	res = engine.Lint(p)
 	require.NotEmpty(t, res.Errors)

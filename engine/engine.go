@@ -189,7 +189,9 @@ func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	if err := cmp.Or(e.opts.config.CheckOverlays(pack.Settings(p.Overlays)), e.opts.config.CheckReplace(p.Bootstrap.Files)); err != nil {
 		return nil, asList(PhaseConfig, err)
 	}
-	master, errs := pack.Compile(p, pack.Fields{All: dot.Keys, Volatile: dot.Volatile}, e.opts.limits)
+	fields := pack.Fields{All: dot.Keys, Volatile: dot.Volatile, Type: dot.Full.Type,
+		MapKeys: map[string][]string{"Pack.Vars": slices.Sorted(maps.Keys(p.Manifest.Vars))}}
+	master, errs := pack.Compile(p, fields, e.opts.limits)
 	if len(errs) > 0 {
 		return nil, errs
 	}

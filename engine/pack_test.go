@@ -65,7 +65,7 @@ func TestBrokenPacks(t *testing.T) {
 		{
 			name:     "unknown manifest key",
 			manifest: "identity_section = \"identity\"\nboundary = \"<!-- B -->\"\nboundry = \"x\"\n[[layer]]\nname = \"system\"\nsections = [\"identity\"]\n",
-			want:     `sections/manifest.toml:3:1: unknown key "boundry"`,
+			want:     `sections/manifest.toml:3:1: unknown key "boundry" (did you mean boundary?)`,
 		},
 		{
 			name:     "listed section without a file",
@@ -131,7 +131,7 @@ func TestBrokenPacks(t *testing.T) {
 			name:     "undefined function",
 			manifest: manifest(`"identity", "a"`),
 			sections: map[string]string{"a": section(stable, "\n{{ env \"HOME\" }}")},
-			want:     `sections/a.md.tmpl:6: section a: function "env" not defined`,
+			want:     `sections/a.md.tmpl:6:4: section a: function "env" not defined`,
 		},
 		{
 			name:     "undefined partial",

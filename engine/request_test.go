@@ -49,8 +49,8 @@ section_overrides = { tool_call_style = "x" }
 
 func TestParseRequestErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
-		{"unknown key", "mode = \"full\"\nchanel = \"x\"\n", `r:2:1: unknown key "chanel"`},
-		{"unknown nested key", "[channel]\nid = \"t\"\ndelivry = \"automatic\"\n", `r:3:1: unknown key "channel.delivry"`},
+		{"unknown key", "mode = \"full\"\nchanel = \"x\"\n", `r:2:1: unknown key "chanel" (did you mean channel?)`},
+		{"unknown nested key", "[channel]\nid = \"t\"\ndelivry = \"automatic\"\n", `r:3:1: unknown key "channel.delivry" (did you mean delivery?)`},
 		{"bad mode", "mode = \"loud\"\n", `r:1:1: mode = "loud" is not allowed (want full, minimal, none)`},
 		{"bad delivery", "[channel]\ndelivery = \"pigeon\"\n", `r:2:1: channel.delivery = "pigeon" is not allowed (want automatic, message_tool_only)`},
 		{"bad silent replies", "[channel]\nsilent_replies = \"sometimes\"\n", `r:2:1: channel.silent_replies = "sometimes" is not allowed (want generic, none)`},
@@ -68,7 +68,7 @@ func TestParseRequestErrors(t *testing.T) {
 		{"json type", "{\"mode\": 3}", `r:1:10: key "mode": cannot use a JSON number here (want a string)`},
 		{"json syntax", "{\"mode\": }", `r:1:10: invalid character '}' looking for beginning of value`},
 		{"json trailing", "{\"mode\": \"full\"} {}", `r:1:18: unexpected data after the JSON value`},
-		{"json wrong case", "{\"MODE\": \"none\"}", `r:1:2: unknown key "MODE"`},
+		{"json wrong case", "{\"MODE\": \"none\"}", `r:1:2: unknown key "MODE" (did you mean mode?)`},
 		{"json repeated key", "{\"mode\": \"full\",\n \"mode\": \"none\"}", `r:2:2: key "mode" is given twice`},
 		{"json nested unknown key", "{\"tools\": [{\"name\": \"read\"}],\n \"channel\": {\"name\": \"x\"}}", `r:2:14: unknown key "channel.name"`},
 		{"json syntax error inside an array", `{"owners":["a" "b"]}`, `r:1:16: invalid character '"' after array element`},

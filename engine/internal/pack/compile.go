@@ -2,6 +2,7 @@ package pack
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -35,9 +36,14 @@ var builtinNames = map[string]any{
 }
 
 // Fields describes a section's dot: every name it can hold, and the
-// volatile ones only dynamic sections may read.
+// volatile ones only dynamic sections may read. Type, when set, is the
+// dot's type, against which every chain read from it (.Tools.Has) is
+// checked; MapKeys holds the keys of the maps in it that are known
+// before any request (the pack's vars), by path ("Pack.Vars").
 type Fields struct {
 	All, Volatile map[string]bool
+	Type          reflect.Type
+	MapKeys       map[string][]string
 }
 
 // Compile parses partials and section bodies into one set, refusing a

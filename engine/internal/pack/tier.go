@@ -3,6 +3,8 @@ package pack
 import (
 	"cmp"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -74,6 +76,14 @@ func calledTemplate(n parse.Node) (string, bool) {
 // is repeated until no new binding turns up.
 func checkTiers(master *template.Template, p *Pack, fields Fields) diag.ErrorList {
 	var errs diag.ErrorList
+	listed := map[string]bool{}
+	for _, h := range p.Harnesses {
+		for _, l := range h.Layers {
+			for _, sec := range l.Sections {
+				listed[sec.ID] = true
+			}
+		}
+	}
 	for _, id := range sortedKeys(p.Sections) {
 		sec := p.Sections[id]
 		t := master.Lookup(sec.File)
@@ -82,6 +92,11 @@ func checkTiers(master *template.Template, p *Pack, fields Fields) diag.ErrorLis
 		}
 		c := &tierChecker{master: master, fields: fields, section: id, stable: sec.Tier == TierStable,
 			viewVars: map[string]bool{}, otherVars: map[string]bool{}}
+		if !listed[id] {
+			// The manifest's own keys are checked only where it renders
+			// the section: a pack may drop vars its unused sections read.
+			c.fields.MapKeys = nil
+		}
 		for c.bound = true; c.bound; {
 			c.bound, c.dollar, c.errs, c.escapes = false, isTheView, nil, false
 			c.seen, c.reads = map[string]bool{}, map[string]bool{}
@@ -150,10 +165,12 @@ func (c *tierChecker) variable(name string) level {
 // two, since a second name is a field (or a method) of the first. A
 // surely-view read is checked; a maybe-view one counts only where it
 // names a field of the view (elsewhere the variable held something else).
-func (c *tierChecker) read(tree *parse.Tree, n parse.Node, ident []string, l level) {
+func (c *tierChecker) read(tree *parse.Tree, n parse.Node, prefix int, ident []string, l level) {
 	switch {
 	case l == isTheView:
-		c.field(tree, n, ident[0])
+		if c.field(tree, n, ident[0]) {
+			c.chain(tree, n.Position()+parse.Pos(prefix), ident)
+		}
 	case l == notView, !c.fields.All[ident[0]]:
 		return
 	}
@@ -163,16 +180,94 @@ func (c *tierChecker) read(tree *parse.Tree, n parse.Node, ident []string, l lev
 	c.reads[strings.Join(ident, ".")] = true
 }
 
-// field checks one top-level field name read at node n.
-func (c *tierChecker) field(tree *parse.Tree, n parse.Node, name string) {
+// field checks one top-level field name read at node n; ok says the
+// view has it.
+func (c *tierChecker) field(tree *parse.Tree, n parse.Node, name string) (ok bool) {
 	switch {
 	case !c.fields.All[name]:
 		want := cmp.Or(hint.DidYouMean(name, sortedKeys(c.fields.All)), "fields: "+strings.Join(sortedKeys(c.fields.All), ", "))
 		c.errs = append(c.errs, diag.Node(tree, n, diag.PhaseParse, c.section,
 			fmt.Errorf("the section data has no field %s (%s)", name, want)))
+		return false
 	case c.stable && c.fields.Volatile[name]:
 		c.errs = append(c.errs, diag.Node(tree, n, diag.PhaseTier, c.section, &diag.TierError{Field: name}))
 	}
+	return true
+}
+
+// chain checks the names after the first of a chain read from the view
+// (.Tools.HasAny, $.Pack.Vars.cli) against the view's type, as executing
+// it would resolve them: a method, a struct field, a key of a map whose
+// keys are known. Each error is at its name; pos is where the dot before
+// the first name is.
+func (c *tierChecker) chain(tree *parse.Tree, pos parse.Pos, ident []string) {
+	t := c.fields.Type
+	if t == nil {
+		return
+	}
+	for i, name := range ident {
+		pos++ // the dot before name
+		path := strings.Join(ident[:i], ".")
+		next, err := member(t, path, name, c.fields.MapKeys)
+		if err != nil {
+			c.errs = append(c.errs, diag.Node(tree, &parse.TextNode{NodeType: parse.NodeText, Pos: pos}, diag.PhaseParse, c.section, err))
+			return
+		}
+		if next == nil {
+			return // a value of no known type, or a method's result
+		}
+		t, pos = next, pos+parse.Pos(len(name))
+	}
+}
+
+// member is the type of name read from a value of type t at path, nil
+// when that cannot be known before a render, or the error executing it
+// is sure to give.
+func member(t reflect.Type, path, name string, mapKeys map[string][]string) (reflect.Type, error) {
+	if t.Kind() == reflect.Interface {
+		return nil, nil
+	}
+	// Fields of the view are addressable, so pointer methods count too.
+	if m, ok := reflect.PointerTo(t).MethodByName(name); ok {
+		if m.Type.NumOut() == 0 {
+			return nil, nil
+		}
+		return m.Type.Out(0), nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if f, ok := t.FieldByName(name); ok && f.IsExported() {
+			return f.Type, nil
+		}
+	case reflect.Map:
+		keys, known := mapKeys[path]
+		if !known || slices.Contains(keys, name) {
+			return t.Elem(), nil
+		}
+		return nil, fmt.Errorf(".%s has no key %s (%s)", path, name, cmp.Or(hint.DidYouMean(name, keys), "keys: "+strings.Join(keys, ", ")))
+	case reflect.Interface:
+		return nil, nil
+	}
+	return nil, fmt.Errorf(".%s has no field or method %s%s", path, name, hint.Suffix(name, members(t)))
+}
+
+// members lists the methods of t and, for a struct, its exported fields.
+func members(t reflect.Type) []string {
+	var out []string
+	for i := range reflect.PointerTo(t).NumMethod() {
+		out = append(out, reflect.PointerTo(t).Method(i).Name)
+	}
+	if t.Kind() == reflect.Struct {
+		for _, f := range reflect.VisibleFields(t) {
+			if f.IsExported() {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
 }
 
 func (c *tierChecker) list(tree *parse.Tree, l *parse.ListNode, root level) {
@@ -238,14 +333,14 @@ func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root level) {
 	switch a := a.(type) {
 	case *parse.FieldNode:
 		// A chained field's position is its second element's.
-		c.read(tree, at(a.Pos, a.Ident, 1), a.Ident, root)
+		c.read(tree, at(a.Pos, a.Ident, 1), 0, a.Ident, root)
 	case *parse.DotNode:
 		c.escapes = c.escapes || root != notView
 	case *parse.VariableNode:
 		l := c.variable(a.Ident[0])
 		switch {
 		case len(a.Ident) > 1:
-			c.read(tree, at(a.Pos, a.Ident, 0), a.Ident[1:], l)
+			c.read(tree, at(a.Pos, a.Ident, 0), len(a.Ident[0]), a.Ident[1:], l)
 		case l != notView:
 			c.escapes = true
 		}
