@@ -126,13 +126,37 @@ func (e *Engine) Render(ctx context.Context, req Request) (*Result, error) {
 // skills catalog, then each layer's sections in manifest order, each from
 // the memo or executed, and the layer joined (or taken from the memo).
 func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Result, error) {
-	h, settings, err := e.prepare(req)
+	st, h, res, err := e.begin(ctx, set, req)
 	if err != nil {
 		return nil, err
 	}
+	if res.Layers, err = st.renderLayers(h); err != nil {
+		return nil, err
+	}
+	res.Omitted = st.omitted
+	if err := checkPromptSize(res.Layers, res.Settings.MaxPromptChars); err != nil {
+		return nil, err
+	}
+	// Only a render that succeeded, in a mode that shows the notice, uses
+	// up a "once" warning.
+	if res.TruncationWarned && req.Mode != ModeNone {
+		if err := bootstrap.Record(ctx, res.warningMode, res.TruncationSignature, e.opts.store); err != nil {
+			return nil, &Error{Phase: PhaseWorkspace, Err: err}
+		}
+	}
+	return res, nil
+}
+
+// begin is a turn up to its sections: the settings, the workspace read,
+// the skills catalog and the derived values the sections' views hold.
+func (e *Engine) begin(ctx context.Context, set *renderSet, req *Request) (*renderState, *pack.Harness, *Result, error) {
+	h, settings, err := e.prepare(req)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	overlays, err := e.overlayContributions(req, &settings)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	contrib := dot.Merge(append(overlays, req.Contributions...))
 	res := &Result{Mode: req.Mode, Harness: h.Name, Boundary: e.pack.Manifest.Boundary, Settings: settings, Tools: req.Tools,
@@ -149,11 +173,11 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 	}
 	files, err := e.loadBootstrap(ctx, set, req, &settings, h, ws, res)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	sk, err := e.buildSkills(ctx, set, req, &settings, ws)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	res.Skills, res.SkillsSize, res.SkillDirs = sk.catalog, sk.size, sk.dirs
 	stableFiles, dynamicFiles := splitFiles(files)
@@ -174,21 +198,7 @@ func (e *Engine) render(ctx context.Context, set *renderSet, req *Request) (*Res
 
 	st.d.SkillsKey = sk.key
 	set.sums.have = 0
-	if res.Layers, err = st.renderLayers(h); err != nil {
-		return nil, err
-	}
-	res.Omitted = st.omitted
-	if err := checkPromptSize(res.Layers, settings.MaxPromptChars); err != nil {
-		return nil, err
-	}
-	// Only a render that succeeded, in a mode that shows the notice, uses
-	// up a "once" warning.
-	if res.TruncationWarned && req.Mode != ModeNone {
-		if err := bootstrap.Record(ctx, res.warningMode, res.TruncationSignature, e.opts.store); err != nil {
-			return nil, &Error{Phase: PhaseWorkspace, Err: err}
-		}
-	}
-	return res, nil
+	return &st, h, res, nil
 }
 
 // renderLayers renders the harness's layers.

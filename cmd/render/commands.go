@@ -127,8 +127,12 @@ the model, the prompt cached at the boundary, and the tools.
 
 Exit status: 0 ok, 1 render or validation failure, 2 usage error.`
 
-const lintHelp = `Compile the built-in pack, or -pack DIR laid over it, and report every
-problem with its file, line and column. Exit 1 on any error.`
+const lintHelp = `Compile the built-in pack, or -pack DIR laid over it, then execute every
+section in every mode, harness, chat type and session kind, over
+generated requests and the shipped examples; report every problem with
+its file, line and column, and an execution error with the turn that
+meets it. With -pack, also list the built-in files DIR overrides and the
+files it adds. Exit 1 on any error.`
 
 const ejectHelp = `Write the built-in pack (sections/ and templates/) to DIR, which must not
 exist or be empty; render with -pack DIR to use your edits.`

@@ -625,15 +625,55 @@ func cmdLint(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := checkPackDir(*pack); err != nil {
 		return err
 	}
-	res := engine.Lint(packFS(*pack))
+	examples, err := exampleRequests()
+	if err != nil {
+		return err
+	}
+	res := engine.Lint(packFS(*pack), examples...)
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stdout, "warning: %s\n", inPack(w, *pack))
+	}
+	if len(res.Errors) == 0 {
+		fmt.Fprintf(stdout, "ok: %s, %s; no stable section reads a volatile field\n", plural(res.Sections, "section"), plural(res.Harnesses, "harness"))
+	}
+	if *pack != "" {
+		replaced, added, err := vfs.Overrides(sysprompt.Pack, vfs.OSDir(*pack))
+		if err != nil {
+			return err
+		}
+		for _, f := range replaced {
+			fmt.Fprintf(stdout, "overrides %s\n", f)
+		}
+		for _, f := range added {
+			fmt.Fprintf(stdout, "adds %s\n", f)
+		}
 	}
 	if len(res.Errors) > 0 {
 		return inPack(res.Errors, *pack)
 	}
-	fmt.Fprintf(stdout, "ok: %s, %s; no stable section reads a volatile field\n", plural(res.Sections, "section"), plural(res.Harnesses, "harness"))
 	return nil
+}
+
+// exampleRequests are the shipped example requests, which lint executes
+// too.
+func exampleRequests() ([]engine.LintRequest, error) {
+	names, err := iofs.Glob(sysprompt.Examples, "examples/requests/*.toml")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]engine.LintRequest, 0, len(names))
+	for _, name := range names {
+		src, err := iofs.ReadFile(sysprompt.Examples, name)
+		if err != nil {
+			return nil, err
+		}
+		req, err := engine.ParseRequest(name, src)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, engine.LintRequest{Name: name, Request: req})
+	}
+	return out, nil
 }
 
 func cmdEject(args []string, _ io.Reader, stdout, stderr io.Writer) error {

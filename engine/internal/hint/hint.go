@@ -22,18 +22,21 @@ func DidYouMean(name string, candidates []string) string {
 	return "did you mean " + best + "?"
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes). Names
-// are short: a caller's name is at most a line of a pack file.
+// editDistance is the optimal string alignment distance between a and b
+// (bytes): Levenshtein's, with two adjacent letters swapped ("teir")
+// counting as one edit. Names are short: a caller's name is at most a line
+// of a pack file.
 func editDistance(a, b string) int {
 	if len(a) > 256 || len(b) > 256 {
 		return max(len(a), len(b)) // no typo of a real name is that long
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	// Three rows: the one before the previous, for a swap.
+	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
+	for j := range rows[1] {
+		rows[1][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
+		pp, prev, cur := rows[0], rows[1], rows[2]
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
@@ -41,10 +44,13 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], pp[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		rows[0], rows[1], rows[2] = prev, cur, pp
 	}
-	return prev[len(b)]
+	return rows[1][len(b)]
 }
 
 // Suffix is DidYouMean in parentheses, to end a message: " (did you mean

@@ -12,6 +12,7 @@ func TestDidYouMean(t *testing.T) {
 		{"HasAnyy", "did you mean HasAny?"},
 		{"clii", "did you mean cli?"},
 		{"TIER", "did you mean tier?"}, // any case
+		{"teir", "did you mean tier?"}, // a swap is one edit
 		{"colour", ""},                 // more than two edits from all
 		{"b", ""},                      // one edit, but the whole name
 		{"base", ""},                   // two edits from modes: half the name
