@@ -64,7 +64,7 @@ func TestParseRequestErrors(t *testing.T) {
 		{"bad zone", "timezone = \"Nowhere/Town\"\n", `r:1:1: timezone "Nowhere/Town" is not a known IANA zone`},
 		{"machine zone", "timezone = \"Local\"\n", `r:1:1: timezone "Local" is not a known IANA zone`},
 		{"bad override", "[[contributions]]\nsection_overrides = { safety = \"x\" }\n", `r:2:23: contributions[0]: unknown section override "safety" (want execution_bias, interaction_style, tool_call_style)`},
-		{"json unknown", "{\n  \"mode\": \"full\",\n  \"moed\": 1\n}", `r:3:3: unknown key "moed"`},
+		{"json unknown", "{\n  \"mode\": \"full\",\n  \"moed\": 1\n}", `r:3:3: unknown key "moed" (did you mean mode?)`},
 		{"json type", "{\"mode\": 3}", `r:1:10: key "mode": cannot use a JSON number here (want a string)`},
 		{"json syntax", "{\"mode\": }", `r:1:10: invalid character '}' looking for beginning of value`},
 		{"json trailing", "{\"mode\": \"full\"} {}", `r:1:18: unexpected data after the JSON value`},

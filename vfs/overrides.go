@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,17 +9,22 @@ import (
 	"github.com/spf13/afero"
 )
 
-// MaxPackFiles bounds the files Overrides lists from a user pack.
-const MaxPackFiles = 10000
+// MaxPackFiles bounds the files Overrides lists from a user pack, and
+// maxCompared the bytes it reads of each.
+const (
+	MaxPackFiles = 10000
+	maxCompared  = 1 << 20
+)
 
 // Overrides lists the files of the user pack that Pack lays over builtin,
-// in sorted order: replaced are those builtin has too, added the others.
-// Only the pack's own folders, sections/ and templates/, are walked.
+// in sorted order: replaced are those builtin has too, with other bytes
+// (an ejected copy left as it is changes nothing), added the others. Only
+// the pack's own folders, sections/ and templates/, are walked.
 func Overrides(builtin fs.FS, user afero.Fs) (replaced, added []string, err error) {
 	errTooMany := fmt.Errorf("the pack has more than %d files", MaxPackFiles)
-	n := 0
+	n, userFS := 0, afero.NewIOFS(user)
 	for _, dir := range []string{"sections", "templates"} {
-		err := fs.WalkDir(afero.NewIOFS(user), dir, func(name string, d fs.DirEntry, err error) error {
+		err := fs.WalkDir(userFS, dir, func(name string, d fs.DirEntry, err error) error {
 			switch {
 			case errors.Is(err, fs.ErrNotExist) && name == dir:
 				return fs.SkipDir
@@ -30,10 +36,16 @@ func Overrides(builtin fs.FS, user afero.Fs) (replaced, added []string, err erro
 			if n++; n > MaxPackFiles {
 				return errTooMany
 			}
-			if _, err := fs.Stat(builtin, name); err == nil {
-				replaced = append(replaced, name)
-			} else {
+			old, err := ReadFSFile(builtin, name, maxCompared)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
 				added = append(added, name)
+				return nil
+			case err != nil:
+				return err
+			}
+			if mine, err := ReadFSFile(userFS, name, maxCompared); err != nil || !bytes.Equal(mine, old) {
+				replaced = append(replaced, name) // one too large to compare differs
 			}
 			return nil
 		})
