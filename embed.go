@@ -13,10 +13,3 @@ var pack embed.FS
 
 // Pack is the built-in template pack.
 var Pack fs.FS = pack
-
-//go:embed examples/requests/*.toml
-var examples embed.FS
-
-// Examples holds the example requests (examples/requests), which lint
-// executes besides the requests it generates.
-var Examples fs.FS = examples

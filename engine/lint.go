@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/spf13/afero"
 
@@ -70,12 +71,18 @@ func Lint(packFS fs.FS, requests ...LintRequest) LintResult {
 	seen, spent := map[string]bool{}, map[*pack.Section]bool{}
 	run := func(name string, req Request) {
 		res.Turns++
-		turn := fmt.Sprintf("mode=%s harness=%s chat=%s session=%s request=%s", req.Mode, req.Harness, req.ChatType, req.SessionKind, name)
+		// A given request names only what it sets; the rest is defaults.
+		var turn strings.Builder
+		for _, kv := range [][2]string{{"mode", string(req.Mode)}, {"harness", req.Harness}, {"chat", req.ChatType}, {"session", req.SessionKind}, {"request", name}} {
+			if kv[1] != "" {
+				fmt.Fprintf(&turn, "%s=%s ", kv[0], kv[1])
+			}
+		}
 		for _, err := range e.lintTurn(req, spent) {
 			if key := err.Error(); !seen[key] {
 				seen[key] = true
 				c := *err
-				c.Err = fmt.Errorf("%s: %w", turn, err.Err)
+				c.Err = fmt.Errorf("%s: %w", strings.TrimSpace(turn.String()), err.Err)
 				res.Errors = append(res.Errors, &c)
 			}
 		}

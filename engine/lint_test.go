@@ -31,7 +31,7 @@ func TestLintRunsTheGivenRequests(t *testing.T) {
 	res := engine.Lint(p, engine.LintRequest{Name: "given.toml", Request: engine.Request{Agent: "given"}},
 		engine.LintRequest{Name: "other.toml", Request: engine.Request{Agent: "given", Harness: "codex"}})
 	require.Len(t, res.Errors, 1)
-	assert.Regexp(t, `^sections/hostile.md.tmpl:5:\d+: section hostile: mode= harness= chat= session= request=given.toml: error calling fail: from the given request$`, res.Errors[0].Error())
+	assert.Regexp(t, `^sections/hostile.md.tmpl:5:\d+: section hostile: request=given.toml: error calling fail: from the given request$`, res.Errors[0].Error())
 }
 
 // A method or vars key a chain from the view names wrongly fails New, at

@@ -26,7 +26,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"render", "[flags]", "render a prompt to stdout (or -o FILE, written atomically)", renderHelp, cmdRender},
-		{"lint", "lint [-pack DIR]", "validate a pack; exit 1 on any error", lintHelp, cmdLint},
+		{"lint", "lint [-pack DIR] [REQUEST…]", "validate a pack; exit 1 on any error", lintHelp, cmdLint},
 		{"eject", "eject DIR", "write the built-in pack to DIR (refuses a non-empty DIR)", ejectHelp, cmdEject},
 		{"report", "report [VIEW] [flags]", "the context report; VIEW: list (default), detail, json or html", reportHelp, cmdReport},
 		{"explain", "explain [flags]", "every section of the pack: rendered, or why not", explainHelp, cmdExplain},
@@ -129,7 +129,8 @@ Exit status: 0 ok, 1 render or validation failure, 2 usage error.`
 
 const lintHelp = `Compile the built-in pack, or -pack DIR laid over it, then execute every
 section in every mode, harness, chat type and session kind, over
-generated requests and the shipped examples; report every problem with
+generated requests that set every field and over each REQUEST file
+given (CI passes examples/requests/*.toml); report every problem with
 its file, line and column, and an execution error with the turn that
 meets it. With -pack, also list the built-in files DIR overrides and the
 files it adds. Exit 1 on any error.`

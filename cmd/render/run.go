@@ -619,17 +619,17 @@ func writeJSON(w io.Writer, res *engine.Result) error {
 func cmdLint(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("lint", stdout, stderr)
 	pack := fs.String("pack", "", "user pack `DIR` to validate (over the built-in pack)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := checkPackDir(*pack); err != nil {
 		return err
 	}
-	examples, err := exampleRequests()
+	requests, err := lintRequests(fs.Args())
 	if err != nil {
 		return err
 	}
-	res := engine.Lint(packFS(*pack), examples...)
+	res := engine.Lint(packFS(*pack), requests...)
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stdout, "warning: %s\n", inPack(w, *pack))
 	}
@@ -654,16 +654,12 @@ func cmdLint(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// exampleRequests are the shipped example requests, which lint executes
-// too.
-func exampleRequests() ([]engine.LintRequest, error) {
-	names, err := iofs.Glob(sysprompt.Examples, "examples/requests/*.toml")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]engine.LintRequest, 0, len(names))
-	for _, name := range names {
-		src, err := iofs.ReadFile(sysprompt.Examples, name)
+// lintRequests reads the request files lint executes besides the ones
+// it generates.
+func lintRequests(files []string) ([]engine.LintRequest, error) {
+	out := make([]engine.LintRequest, 0, len(files))
+	for _, name := range files {
+		src, err := readFile(name)
 		if err != nil {
 			return nil, err
 		}
