@@ -96,7 +96,7 @@ func Lint(packFS fs.FS, requests ...LintRequest) LintResult {
 			for _, mode := range lintModes {
 				for _, chat := range lintChats {
 					for _, session := range lintSessions {
-						if res.Turns+len(generated) > MaxLintTurns {
+						if res.Turns+len(generated)+1 > MaxLintTurns { // +1: a light cron run
 							res.Warnings = append(res.Warnings, &Error{Phase: PhaseExec,
 								Err: fmt.Errorf("lint executed the first %d turns only; harnesses from %q on were not executed", res.Turns, h)})
 							return
@@ -105,6 +105,10 @@ func Lint(packFS fs.FS, requests ...LintRequest) LintResult {
 							req := g.req
 							req.Mode, req.Harness, req.ChatType, req.SessionKind = mode, h, chat, session
 							run(g.name, req)
+							// Only a cron run may be light.
+							if req.LightContext = session == "cron" && g.name == "generated-full"; req.LightContext {
+								run("generated-light", req)
+							}
 						}
 					}
 				}

@@ -13,14 +13,16 @@ import (
 // each once, in file order, at its position and with the first turn that
 // meets it; a render that meets none still succeeds.
 func TestLintExecutesEveryTurn(t *testing.T) {
-	p := hostilePack(t, `{{ if eq .ChatType "channel" }}{{ fail "channel only" }}{{ end }}
+	p := hostilePack(t, `{{ if .LightContext }}{{ fail "light cron only" }}{{ end }}
+{{ if eq .ChatType "channel" }}{{ fail "channel only" }}{{ end }}
 {{ if .Heartbeat.Prompt }}{{ index .Owners 9 }}{{ end }}`, "")
 	_, err := engine.New(p)
 	require.NoError(t, err, "New does not execute")
 	res := engine.Lint(p)
-	require.Len(t, res.Errors, 2, "%v", res.Errors)
-	assert.Regexp(t, `^sections/hostile.md.tmpl:5:\d+: section hostile: mode=full harness=embedded chat=channel session=main request=generated-full: error calling fail: channel only$`, res.Errors[0].Error())
-	assert.Regexp(t, `^sections/hostile.md.tmpl:6:\d+: section hostile: mode=full harness=embedded chat=direct session=main request=generated-full: error calling index: index out of range: 9$`, res.Errors[1].Error())
+	require.Len(t, res.Errors, 3, "%v", res.Errors)
+	assert.Regexp(t, `^sections/hostile.md.tmpl:5:\d+: section hostile: mode=full harness=embedded chat=direct session=cron request=generated-light: error calling fail: light cron only$`, res.Errors[0].Error())
+	assert.Regexp(t, `^sections/hostile.md.tmpl:6:\d+: section hostile: mode=full harness=embedded chat=channel session=main request=generated-full: error calling fail: channel only$`, res.Errors[1].Error())
+	assert.Regexp(t, `^sections/hostile.md.tmpl:7:\d+: section hostile: mode=full harness=embedded chat=direct session=main request=generated-full: error calling index: index out of range: 9$`, res.Errors[2].Error())
 	assert.Positive(t, res.Turns)
 }
 
