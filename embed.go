@@ -1,6 +1,7 @@
 // Package sysprompt embeds the built-in template pack: the sections/ and
 // templates/ folders of this repository. Callers pass Pack to engine.New;
-// the engine itself never imports this package.
+// the engine itself never imports this package. It also embeds the
+// example requests, which render diff compares packs over by default.
 package sysprompt
 
 import (
@@ -13,3 +14,9 @@ var pack embed.FS
 
 // Pack is the built-in template pack.
 var Pack fs.FS = pack
+
+//go:embed examples/requests/*.toml
+var examples embed.FS
+
+// ExampleRequests holds examples/requests/*.toml, under those paths.
+var ExampleRequests fs.FS = examples

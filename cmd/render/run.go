@@ -10,6 +10,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,6 +120,7 @@ type common struct {
 	pack, workspace, request, config, agent string
 	mode, harness, state, hook              string
 	bundledSkills                           string
+	sets                                    []string // -set key=value, in order
 
 	preview      bool      // a preview command: never record warnings as shown
 	workspaceAbs string    // set by engine(): the absolute -workspace path, slash-separated
@@ -141,6 +143,30 @@ func (c *common) register(fs *flag.FlagSet) {
 // registerRequest adds -request, for the commands that render one request.
 func (c *common) registerRequest(fs *flag.FlagSet) {
 	fs.StringVar(&c.request, "request", "", "request `FILE`, TOML or JSON (- for stdin)")
+	c.registerSet(fs)
+}
+
+// registerSet adds -set, which overrides one request key (repeatable).
+func (c *common) registerSet(fs *flag.FlagSet) {
+	fs.Func("set", "override one request `key=value` (dotted keys: channel.id=x; repeatable)", func(v string) error {
+		c.sets = append(c.sets, v)
+		return nil
+	})
+}
+
+// applySets applies the -set flags to req in order, checked as a
+// request file's keys are; the error names the flag.
+func (c *common) applySets(req *engine.Request) error {
+	for _, a := range c.sets {
+		if err := req.Set(a); err != nil {
+			shown := a // quoted only when it needs to be, to read as typed
+			if strconv.Quote(a) != `"`+a+`"` || len(a) > echo.MaxQuoted {
+				shown = echo.Quote(a)
+			}
+			return &usageError{fmt.Sprintf("-set %s: %v", shown, err)}
+		}
+	}
+	return nil
 }
 
 // newFlagSet makes a command's flag set: errors go to stderr, and the
@@ -258,6 +284,11 @@ func (c *common) validate() error {
 	if err := checkMode(c.mode); err != nil {
 		return err
 	}
+	// Checked on an empty request first, so a bad -set fails before any
+	// render (watch would otherwise report it on every change).
+	if err := c.applySets(&engine.Request{}); err != nil {
+		return err
+	}
 	return checkPackDir(c.pack)
 }
 
@@ -284,15 +315,28 @@ func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
 // applies the flags that override request fields; e is the engine that
 // will render it.
 func (c *common) requestFrom(e *engine.Engine, name string, stdin io.Reader) (engine.Request, error) {
+	if name == "" {
+		return c.requestOf(e, "", nil)
+	}
+	src, label, err := readInput(name, stdin)
+	if err != nil {
+		return engine.Request{}, err
+	}
+	return c.requestOf(e, label, src)
+}
+
+// requestOf parses the request src read from label ("" for none) and
+// applies -set and the flags that override request fields.
+func (c *common) requestOf(e *engine.Engine, label string, src []byte) (engine.Request, error) {
 	var req engine.Request
-	if name != "" {
-		src, label, err := readInput(name, stdin)
-		if err != nil {
-			return req, err
-		}
+	if label != "" {
+		var err error
 		if req, err = engine.ParseRequest(label, src); err != nil {
 			return req, err
 		}
+	}
+	if err := c.applySets(&req); err != nil {
+		return req, err
 	}
 	c.override(e, &req)
 	return req, nil

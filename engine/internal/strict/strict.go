@@ -85,7 +85,7 @@ func openEnded(t reflect.Type, key toml.Key) bool {
 		case reflect.Map:
 			t = t.Elem()
 		case reflect.Struct:
-			f, ok := fieldByKey(t, part)
+			f, ok := FieldByKey(t, part)
 			if !ok {
 				return false
 			}
@@ -100,9 +100,9 @@ func openEnded(t reflect.Type, key toml.Key) bool {
 	return t.Kind() == reflect.Interface
 }
 
-// fieldByKey finds the struct field a TOML key decodes into, looking
+// FieldByKey finds the struct field a TOML key decodes into, looking
 // through embedded structs.
-func fieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
+func FieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
@@ -112,7 +112,7 @@ func fieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				if typ, ok := fieldByKey(ft, key); ok {
+				if typ, ok := FieldByKey(ft, key); ok {
 					return typ, true
 				}
 			}
