@@ -16,6 +16,7 @@ import (
 
 	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/host"
 )
 
 // syncBuffer lets the test read output while the loop writes it.
@@ -237,4 +238,18 @@ func TestWatchLoopRaisesARenderPanic(t *testing.T) {
 	assert.PanicsWithValue(t, "boom", func() {
 		watchLoop(context.Background(), make(chan string), renderOnce, &stdout, &stderr)
 	})
+}
+
+// watch applies -set to the request it re-reads on every change.
+func TestWatchRenderAppliesSet(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"turn.toml": "[runtime]\nhost = \"box\"\n"})
+	w, err := host.NewWatch(func(string) {})
+	require.NoError(t, err)
+	defer w.Close()
+	c := common{request: filepath.Join(dir, "turn.toml"), sets: []string{"runtime.host=other"}, preview: true}
+	r := watchRenderer{w: w}
+	res, err := r.render(context.Background(), &c, strings.NewReader(""))
+	require.NoError(t, err)
+	assert.Contains(t, promptText(res), "host=other")
+	assert.NotContains(t, promptText(res), "host=box")
 }
