@@ -37,6 +37,10 @@ const (
 	PhaseWorkspace   = diag.PhaseWorkspace
 )
 
+// Nearest returns the candidate within two edits of name, if one is: the
+// "did you mean" of the engine's errors, for callers to give their own.
+func Nearest(name string, candidates []string) string { return diag.Nearest(name, candidates) }
+
 // Mode is a prompt mode: full for the main agent, minimal for sub-agents,
 // none for the bare identity line.
 type Mode = pack.Mode

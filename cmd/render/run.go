@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -685,15 +687,52 @@ func cmdEject(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return &usageError{"eject takes one argument: the directory to write the pack to"}
+	if fs.NArg() < 1 {
+		return &usageError{"eject takes the directory to write the pack to, then the files to write if not all"}
 	}
-	dir := fs.Arg(0)
-	if err := vfs.Eject(sysprompt.Pack, afero.NewOsFs(), dir); err != nil {
+	dir, files := fs.Arg(0), fs.Args()[1:]
+	for i, name := range files {
+		files[i] = filepath.ToSlash(name)
+		if err := packFileExists(files[i]); err != nil {
+			return err
+		}
+	}
+	if err := vfs.Eject(sysprompt.Pack, afero.NewOsFs(), dir, files...); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote the built-in pack to %s; render with -pack %s\n", dir, dir)
+	what := "the built-in pack"
+	if len(files) > 0 {
+		what = strings.Join(files, ", ") + " of the built-in pack"
+	}
+	fmt.Fprintf(stdout, "wrote %s to %s; render with -pack %s\n", what, dir, dir)
 	return nil
+}
+
+// packFileExists refuses a name that is not a file of the built-in pack,
+// with the nearest one that is.
+func packFileExists(name string) error {
+	if fi, err := iofs.Stat(sysprompt.Pack, name); err == nil && fi.Mode().IsRegular() && iofs.ValidPath(name) {
+		return nil
+	}
+	var all, bases []string
+	byBase := map[string]string{}
+	iofs.WalkDir(sysprompt.Pack, ".", func(p string, d iofs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			all, bases = append(all, p), append(bases, path.Base(p))
+			byBase[path.Base(p)] = cmp.Or(byBase[path.Base(p)], p)
+		}
+		return nil
+	})
+	near := engine.Nearest(name, all)
+	if near == "" {
+		// "safety.md.tmpl" for "sections/safety.md.tmpl".
+		near = byBase[engine.Nearest(path.Base(name), bases)]
+	}
+	hint := "; files are named as in the pack, such as sections/safety.md.tmpl"
+	if near != "" {
+		hint = " (did you mean " + near + "?)"
+	}
+	return fmt.Errorf("eject: %s is not a file of the built-in pack%s", echo.Quote(name), hint)
 }
 
 func plural(n int, word string) string {
