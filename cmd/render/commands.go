@@ -115,6 +115,10 @@ func printCommandHelp(fs *flag.FlagSet) {
 		fmt.Fprintln(w)
 		printOverview(w)
 	}
+	if any || c.name == "render" {
+		fmt.Fprintln(w)
+	}
+	printExamples(w, c.name)
 }
 
 const renderHelp = `Render the system prompt for one request to stdout, or to -o FILE through

@@ -39,7 +39,7 @@ func compareRequests(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 	c.registerSet(fs)
 	packA := fs.String("pack-a", "", "compare packs: pack `A`, builtin or a directory (default builtin)")
 	packB := fs.String("pack-b", "", "compare packs: pack `B`, a directory or builtin; the requests default to the examples")
-	tokName := fs.String("tokenizer", "estimate", "with -pack-b: token counts, estimate, o200k or cl100k `NAME`")
+	tokName := fs.String("tokenizer", "estimate", "with -pack-b: count tokens with `NAME`: estimate (ceil(chars/4)), o200k or cl100k")
 	format := formatFlag(fs)
 	asJSON := fs.Bool("json", false, "print the comparison as JSON (same as -format json)")
 	if err := parse(fs, args); err != nil {
