@@ -311,8 +311,9 @@ func CompareRequest(name string, a, b *engine.Result, tok Tokenizer) RequestDiff
 			continue
 		}
 		seen[key] = true
-		sa, sb := inA[key], inB[key]
-		if sa == sb {
+		sa, okA := inA[key]
+		sb, okB := inB[key]
+		if okA == okB && sa.text == sb.text {
 			continue
 		}
 		c.Chars = sizeChange(utf8.RuneCountInString(sa.text), utf8.RuneCountInString(sb.text))
