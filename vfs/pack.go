@@ -199,15 +199,22 @@ func (d *packDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-// Eject copies every regular file of src into dir on dst, creating
-// directories with mode 0755 and files with 0644. It refuses when dir exists
-// and is not an empty directory. The copy is assembled in a temporary
+// Eject copies every regular file of src into dir on dst, or only the
+// files named (slash-separated paths in src, such as
+// "sections/safety.md.tmpl"), creating directories with mode 0755 and
+// files with 0644. It refuses when dir exists and is not an empty
+// directory, and a name that is not a regular file of src. The copy is assembled in a temporary
 // sibling of dir (".<base>.eject-<random>") and renamed into place at the
 // end, so on error nothing is left behind; an empty dir that existed before
 // is removed just before the rename.
-func Eject(src fs.FS, dst afero.Fs, dir string) error {
+func Eject(src fs.FS, dst afero.Fs, dir string, files ...string) error {
 	if dir == "" {
 		return errors.New("eject: empty target directory")
+	}
+	for _, name := range files {
+		if fi, err := fs.Stat(src, name); err != nil || !fi.Mode().IsRegular() || !fs.ValidPath(name) {
+			return fmt.Errorf("eject: %s is not a file of the pack", name)
+		}
 	}
 	existed, err := checkEjectTarget(dst, dir)
 	if err != nil {
@@ -221,7 +228,7 @@ func Eject(src fs.FS, dst afero.Fs, dir string) error {
 	if err != nil {
 		return fmt.Errorf("eject: %w", err)
 	}
-	if err := copyTree(src, dst, tmp); err != nil {
+	if err := copyFiles(src, dst, tmp, files); err != nil {
 		_ = dst.RemoveAll(tmp)
 		return fmt.Errorf("eject into %s: %w", dir, err)
 	}
@@ -270,6 +277,28 @@ func checkEjectTarget(dst afero.Fs, dir string) (bool, error) {
 		return false, fmt.Errorf("eject: refusing to write into non-empty directory %s", dir)
 	}
 	return true, nil
+}
+
+// copyFiles copies the named files of src under root, or all of them.
+func copyFiles(src fs.FS, dst afero.Fs, root string, files []string) error {
+	if len(files) == 0 {
+		return copyTree(src, dst, root)
+	}
+	seen := map[string]bool{}
+	for _, name := range files {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		target := path.Join(root, name)
+		if err := dst.MkdirAll(path.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := copyFile(src, name, dst, target); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func copyTree(src fs.FS, dst afero.Fs, root string) error {

@@ -274,3 +274,25 @@ func assertSameTree(t *testing.T, want, got fs.FS) {
 	}
 	assert.Equal(t, collect(want), collect(got))
 }
+
+// Eject with names writes those files only, once each; a name that is not
+// a file of the pack leaves nothing behind.
+func TestEjectNamedFiles(t *testing.T) {
+	src := builtinPack()
+	dst := afero.NewMemMapFs()
+	require.NoError(t, Eject(src, dst, "one", "sections/safety.md.tmpl", "templates/overlays/gpt5.toml", "sections/safety.md.tmpl"))
+	assertSameTree(t, fstest.MapFS{
+		"sections/safety.md.tmpl":      src["sections/safety.md.tmpl"],
+		"templates/overlays/gpt5.toml": src["templates/overlays/gpt5.toml"],
+	}, afero.NewIOFS(afero.NewBasePathFs(dst, "one")))
+
+	for _, bad := range []string{"sections/nope.md.tmpl", "sections", "../etc/passwd", "/sections/safety.md.tmpl"} {
+		dst := afero.NewMemMapFs()
+		err := Eject(src, dst, "two", "sections/safety.md.tmpl", bad)
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), bad+" is not a file of the pack")
+		entries, err := afero.ReadDir(dst, ".")
+		require.NoError(t, err)
+		assert.Empty(t, entries, "%s: nothing written", bad)
+	}
+}

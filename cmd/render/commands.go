@@ -27,10 +27,10 @@ func commands() []command {
 	return []command{
 		{"render", "[flags]", "render a prompt to stdout (or -o FILE, written atomically)", renderHelp, cmdRender},
 		{"lint", "lint [-pack DIR] [REQUEST…]", "validate a pack; exit 1 on any error", lintHelp, cmdLint},
-		{"eject", "eject DIR", "write the built-in pack to DIR (refuses a non-empty DIR)", ejectHelp, cmdEject},
+		{"eject", "eject DIR [FILE…]", "write the built-in pack, or the files named, to DIR (refuses a non-empty DIR)", ejectHelp, cmdEject},
 		{"report", "report [VIEW] [flags]", "the context report; VIEW: list (default), detail, json or html", reportHelp, cmdReport},
 		{"explain", "explain [flags]", "every section of the pack: rendered, or why not", explainHelp, cmdExplain},
-		{"diff", "diff [flags] A B", "render two requests; exit 0 same prefix, 1 differs, 2 error", diffHelp, cmdDiff},
+		{"diff", "diff [flags] A B", "render two requests, or with -pack-b DIR two packs; exit 0 same, 1 differs", diffHelp, cmdDiff},
 		{"snapshots", "snapshots gen|check [flags]", "write or verify the golden snapshots", snapshotsHelp, cmdSnapshots},
 		{"watch", "watch [flags]", "re-render on every change; print a diff and a status line", watchHelp, cmdWatch},
 		{"serve", "serve [flags]", "answer JSON requests on stdin, one a line, from one warm engine", serveHelp, cmdServe},
@@ -115,6 +115,10 @@ func printCommandHelp(fs *flag.FlagSet) {
 		fmt.Fprintln(w)
 		printOverview(w)
 	}
+	if any || c.name == "render" {
+		fmt.Fprintln(w)
+	}
+	printExamples(w, c.name)
 }
 
 const renderHelp = `Render the system prompt for one request to stdout, or to -o FILE through
@@ -136,25 +140,36 @@ meets it. With -pack, also list the built-in files DIR overrides and the
 files it adds. Exit 1 on any error.`
 
 const ejectHelp = `Write the built-in pack (sections/ and templates/) to DIR, which must not
-exist or be empty; render with -pack DIR to use your edits.`
+exist or be empty; render with -pack DIR to use your edits. With FILEs
+(paths as in the pack, such as sections/safety.md.tmpl), write only
+those: a pack overrides the built-in one file by file.`
 
 const reportHelp = `Render as a plain render would and print where the context goes: each
 workspace file's raw and injected size, each section's size and tokens,
 the skills catalog, tool schemas and the stable prefix's sha256. The view
-is list (the default), detail, json, or html: one self-contained page
-(to stdout, or -o FILE). Nothing is recorded in -state.`
+is list (the default), detail, json (also -format json), or html: one
+self-contained page (to stdout, or -o FILE). Nothing is recorded in -state.`
 
 const explainHelp = `Render as a plain render would and list every section of the manifest:
-rendered (with its size and tokens) or why not. Nothing is recorded in
--state.`
+rendered (with its size and tokens) or why not; -format json prints the
+list as JSON. Nothing is recorded in -state.`
 
 const diffHelp = `Render requests A and B (files; one of them may be - for stdin) with the
 same pack, workspace and config, and say per layer whether the stable
 prefixes are byte-identical; if not, where they first differ. Also lists
 the dynamic sections and workspace files that differ.
 
-Exit status: 0 every stable prefix is identical, 1 one differs, 2 a
-request could not be rendered or the command line is wrong.`
+With -pack-b DIR (and -pack-a, default builtin), render the same requests
+with two packs instead: the files named, or examples/requests/*.toml of
+the folder render runs in (a checkout of this repository). Per request it says whether the text changed, which sections
+did, whether a stable prefix did, and the size change in chars and tokens.
+
+-format json (or -json) prints the comparison as JSON, with a verdict and
+the names of the two sides.
+
+Exit status: 0 every stable prefix is identical (with two packs: every
+text), 1 one differs, 2 a request could not be rendered or the command
+line is wrong.`
 
 const snapshotsHelp = `gen rewrites the golden snapshots from the scenarios (and deletes stale
 ones); check reports each snapshot that is missing, differs or is stale

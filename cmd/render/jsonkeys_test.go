@@ -16,10 +16,12 @@ import (
 // outputDocuments are the Go types of the CLI's JSON outputs, by the
 // schema file that describes each.
 var outputDocuments = map[string]reflect.Type{
-	"render.schema.json": reflect.TypeFor[renderDoc](),
-	"report.schema.json": reflect.TypeFor[report.Report](),
-	"diff.schema.json":   reflect.TypeFor[report.Diff](),
-	"serve.schema.json":  reflect.TypeFor[serveReply](),
+	"render.schema.json":   reflect.TypeFor[renderDoc](),
+	"report.schema.json":   reflect.TypeFor[report.Report](),
+	"diff.schema.json":     reflect.TypeFor[report.Diff](),
+	"packdiff.schema.json": reflect.TypeFor[report.PackDiff](),
+	"explain.schema.json":  reflect.TypeFor[explainDoc](),
+	"serve.schema.json":    reflect.TypeFor[serveReply](),
 }
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)

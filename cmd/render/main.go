@@ -4,13 +4,17 @@
 //
 //	render [flags]                    render a prompt to stdout (or -o FILE, written atomically)
 //	render lint  [-pack DIR]          validate a pack; exit 1 on any error
-//	render eject DIR                  write the built-in pack to DIR (refuses a non-empty DIR)
+//	render eject DIR [FILE…]          write the built-in pack, or only the FILEs named
+//	                                  (sections/safety.md.tmpl), to DIR (refuses a non-empty DIR)
 //	render report [list|detail|json]  the context report for the same flags as a render
 //	render report html [-o FILE]      the context report as one self-contained web page
 //	render explain                    every section of the pack: rendered, or why not
 //	render diff [flags] A B           render requests A and B; per layer, is the stable prefix
 //	                                  byte-identical? exit 0 when all are, 1 when one differs,
 //	                                  2 when a request cannot be rendered
+//	render diff -pack-b DIR [REQUEST…] render the requests (default: the examples) with
+//	                                  -pack-a (default builtin) and DIR: per request, the
+//	                                  sections that changed, the stable prefix, the size change
 //	render snapshots gen|check        write or verify the golden snapshots of the project the
 //	                                  current folder is in (-dir DIR, -pack DIR)
 //	render watch [flags]              render, then re-render after every change to the pack,
@@ -41,7 +45,8 @@
 //	-hook CMD         agent:bootstrap hook: event JSON on stdin, file list on stdout
 //	-bundled-skills DIR  a bundled skills root (skills.allowBundled applies to it)
 //	-format F         text (default), json, anthropic (a Messages request body)
-//	                  or openai (a Responses request body)
+//	                  or openai (a Responses request body); report, diff and
+//	                  explain take -format text or json
 //	-model NAME       anthropic, openai: the body's model (default: runtime.model)
 //	-max-tokens N     anthropic: max_tokens (default 8192); openai: max_output_tokens (16 or more)
 //	-message TEXT     anthropic, openai: add one user message to the body
@@ -50,7 +55,10 @@
 //	                  and a FILE without write permission is refused; only a regular
 //	                  file (a symlink's target) or a new name: a device, pipe, socket
 //	                  or directory is refused
-//	-tokenizer T      report and explain: estimate (ceil(chars/4), default), o200k or cl100k
+//	-tokenizer T      report, explain and diff -pack-b: estimate (ceil(chars/4), default),
+//	                  o200k or cl100k
+//	-set KEY=VALUE    override one request key, dotted (channel.id=x), checked as in a
+//	                  request file; repeatable (also on report, explain, diff and watch)
 //
 // Exit status: 0 ok, 1 render or validation failure (or an internal error),
 // 2 usage error, or a Go runtime fatal error (with "fatal error:" and a

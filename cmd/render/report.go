@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -93,9 +94,24 @@ func renderFor(name string, argv []string, stdin io.Reader, stdout, stderr io.Wr
 func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	view := "list"
 	var out string
-	res, tok, err := renderFor("report", args, stdin, stdout, stderr, htmlFlags(&out), func(rest []string) error {
+	var format *string
+	flags := func(fs *flag.FlagSet) {
+		htmlFlags(&out)(fs)
+		format = formatFlag(fs)
+	}
+	res, tok, err := renderFor("report", args, stdin, stdout, stderr, flags, func(rest []string) error {
 		if len(rest) > 0 {
 			view = rest[0]
+		}
+		if err := checkFormat(*format); err != nil {
+			return err
+		}
+		if *format == "json" {
+			// "report json" is the older spelling of -format json.
+			if len(rest) > 0 && view != "json" {
+				return &usageError{fmt.Sprintf("report %s -format json: -format json is the json view; give one of them", view)}
+			}
+			view = "json"
 		}
 		switch {
 		case view != "list" && view != "detail" && view != "json" && view != "html":
@@ -326,16 +342,46 @@ func mark(on bool, text string) string {
 	return ""
 }
 
+// explainDoc is explain's -format json document: every section of the
+// pack, rendered (with its size) or why not.
+type explainDoc struct {
+	SchemaVersion int            `json:"schema_version"`
+	Harness       string         `json:"harness"`
+	Mode          string         `json:"mode"`
+	Tokenizer     string         `json:"tokenizer"`
+	Sections      []explainEntry `json:"sections"`
+}
+
+type explainEntry struct {
+	report.Explanation
+	Tokens int `json:"tokens,omitempty"` // of a rendered section, like Chars
+}
+
 func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	res, tok, err := renderFor("explain", args, stdin, stdout, stderr, nil, noArgs)
+	var format *string
+	flags := func(fs *flag.FlagSet) { format = formatFlag(fs) }
+	res, tok, err := renderFor("explain", args, stdin, stdout, stderr, flags, func(rest []string) error {
+		return cmp.Or(noArgs(rest), checkFormat(*format))
+	})
 	if err != nil {
 		return err
 	}
 	texts := sectionTexts(res)
-	g := newGrid(false, false, false, false, false)
+	doc := explainDoc{SchemaVersion: report.SchemaVersion, Harness: res.Harness, Mode: string(res.Mode), Tokenizer: tok.Name()}
 	for _, x := range report.Explain(res) {
+		e := explainEntry{Explanation: x}
+		if x.Rendered {
+			e.Tokens = tok.Count(texts[x.Layer+"/"+x.ID])
+		}
+		doc.Sections = append(doc.Sections, e)
+	}
+	if *format == "json" {
+		return encodeJSON(stdout, doc)
+	}
+	g := newGrid(false, false, false, false, false)
+	for _, x := range doc.Sections {
 		status := "rendered"
-		detail := fmt.Sprintf("%s chars, %s tokens", num(x.Chars), num(tok.Count(texts[x.Layer+"/"+x.ID])))
+		detail := fmt.Sprintf("%s chars, %s tokens", num(x.Chars), num(x.Tokens))
 		if x.Reason != "" {
 			detail += "; " + x.Reason
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,7 +10,9 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +25,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/host"
 	"github.com/sysprompt/sysprompt/engine/report"
 	"github.com/sysprompt/sysprompt/internal/echo"
+	"github.com/sysprompt/sysprompt/internal/hint"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -119,6 +123,7 @@ type common struct {
 	pack, workspace, request, config, agent string
 	mode, harness, state, hook              string
 	bundledSkills                           string
+	sets                                    []string // -set key=value, in order
 
 	preview      bool      // a preview command: never record warnings as shown
 	workspaceAbs string    // set by engine(): the absolute -workspace path, slash-separated
@@ -141,6 +146,30 @@ func (c *common) register(fs *flag.FlagSet) {
 // registerRequest adds -request, for the commands that render one request.
 func (c *common) registerRequest(fs *flag.FlagSet) {
 	fs.StringVar(&c.request, "request", "", "request `FILE`, TOML or JSON (- for stdin)")
+	c.registerSet(fs)
+}
+
+// registerSet adds -set, which overrides one request key (repeatable).
+func (c *common) registerSet(fs *flag.FlagSet) {
+	fs.Func("set", "override one request `key=value` (dotted keys: channel.id=x; repeatable)", func(v string) error {
+		c.sets = append(c.sets, v)
+		return nil
+	})
+}
+
+// applySets applies the -set flags to req in order, checked as a
+// request file's keys are; the error names the flag.
+func (c *common) applySets(req *engine.Request) error {
+	for _, a := range c.sets {
+		if err := req.Set(a); err != nil {
+			shown := a // quoted only when it needs to be, to read as typed
+			if strconv.Quote(a) != `"`+a+`"` || len(a) > echo.MaxQuoted {
+				shown = echo.Quote(a)
+			}
+			return &usageError{fmt.Sprintf("-set %s: %v", shown, err)}
+		}
+	}
+	return nil
 }
 
 // newFlagSet makes a command's flag set: errors go to stderr, and the
@@ -258,6 +287,11 @@ func (c *common) validate() error {
 	if err := checkMode(c.mode); err != nil {
 		return err
 	}
+	// Checked on an empty request first, so a bad -set fails before any
+	// render (watch would otherwise report it on every change).
+	if err := c.applySets(&engine.Request{}); err != nil {
+		return err
+	}
 	return checkPackDir(c.pack)
 }
 
@@ -284,15 +318,28 @@ func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
 // applies the flags that override request fields; e is the engine that
 // will render it.
 func (c *common) requestFrom(e *engine.Engine, name string, stdin io.Reader) (engine.Request, error) {
+	if name == "" {
+		return c.requestOf(e, "", nil)
+	}
+	src, label, err := readInput(name, stdin)
+	if err != nil {
+		return engine.Request{}, err
+	}
+	return c.requestOf(e, label, src)
+}
+
+// requestOf parses the request src read from label ("" for none) and
+// applies -set and the flags that override request fields.
+func (c *common) requestOf(e *engine.Engine, label string, src []byte) (engine.Request, error) {
 	var req engine.Request
-	if name != "" {
-		src, label, err := readInput(name, stdin)
-		if err != nil {
-			return req, err
-		}
+	if label != "" {
+		var err error
 		if req, err = engine.ParseRequest(label, src); err != nil {
 			return req, err
 		}
+	}
+	if err := c.applySets(&req); err != nil {
+		return req, err
 	}
 	c.override(e, &req)
 	return req, nil
@@ -677,15 +724,52 @@ func cmdEject(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return &usageError{"eject takes one argument: the directory to write the pack to"}
+	if fs.NArg() < 1 {
+		return &usageError{"eject takes the directory to write the pack to, then the files to write if not all"}
 	}
-	dir := fs.Arg(0)
-	if err := vfs.Eject(sysprompt.Pack, afero.NewOsFs(), dir); err != nil {
+	dir, files := fs.Arg(0), fs.Args()[1:]
+	for i, name := range files {
+		files[i] = filepath.ToSlash(name)
+		if err := packFileExists(files[i]); err != nil {
+			return err
+		}
+	}
+	if err := vfs.Eject(sysprompt.Pack, afero.NewOsFs(), dir, files...); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote the built-in pack to %s; render with -pack %s\n", dir, dir)
+	what := "the built-in pack"
+	if len(files) > 0 {
+		what = strings.Join(files, ", ") + " of the built-in pack"
+	}
+	fmt.Fprintf(stdout, "wrote %s to %s; render with -pack %s\n", what, dir, dir)
 	return nil
+}
+
+// packFileExists refuses a name that is not a file of the built-in pack,
+// with the nearest one that is.
+func packFileExists(name string) error {
+	if fi, err := iofs.Stat(sysprompt.Pack, name); err == nil && fi.Mode().IsRegular() && iofs.ValidPath(name) {
+		return nil
+	}
+	var all, bases []string
+	byBase := map[string]string{}
+	iofs.WalkDir(sysprompt.Pack, ".", func(p string, d iofs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			all, bases = append(all, p), append(bases, path.Base(p))
+			byBase[path.Base(p)] = cmp.Or(byBase[path.Base(p)], p)
+		}
+		return nil
+	})
+	near := hint.Nearest(name, all)
+	if near == "" {
+		// "safety.md.tmpl" for "sections/safety.md.tmpl".
+		near = cmp.Or(byBase[path.Base(name)], byBase[hint.Nearest(path.Base(name), bases)])
+	}
+	help := "; files are named as in the pack, such as sections/safety.md.tmpl"
+	if near != "" {
+		help = " (did you mean " + near + "?)"
+	}
+	return fmt.Errorf("eject: %s is not a file of the built-in pack%s", echo.Quote(name), help)
 }
 
 func plural(n int, word string) string {

@@ -86,7 +86,7 @@ func validate(t *testing.T, schemas map[string]*jsonschema.Schema, out output) e
 // pack is among them.
 func TestOutputsMatchSchemas(t *testing.T) {
 	schemas := compileSchemas(t)
-	outputs := slices.Concat(exampleOutputs(t), roughOutputs(t), diffOutputs(t), scenarioOutputs(t), serveOutputs(t))
+	outputs := slices.Concat(exampleOutputs(t), roughOutputs(t), diffOutputs(t), packDiffOutputs(t), scenarioOutputs(t), serveOutputs(t))
 	harnesses, keys := map[string]map[string]bool{}, map[string]map[string]bool{} // by schema
 	for name := range outputDocuments {
 		harnesses[name], keys[name] = map[string]bool{}, map[string]bool{}
@@ -102,7 +102,7 @@ func TestOutputsMatchSchemas(t *testing.T) {
 	}
 	e, err := engine.New(packFS(""))
 	require.NoError(t, err)
-	for _, schema := range []string{"render.schema.json", "report.schema.json"} {
+	for _, schema := range []string{"render.schema.json", "report.schema.json", "explain.schema.json"} {
 		for _, h := range e.Harnesses() {
 			assert.True(t, harnesses[schema][h], "%s: no output of the %s harness was checked", schema, h)
 		}
@@ -177,7 +177,9 @@ func exampleOutputs(t *testing.T) []output {
 		flags := []string{"-workspace", ws, "-config", cfg, "-request", req}
 		outs = append(outs,
 			mustRun(t, "render.schema.json", append([]string{"-format", "json"}, flags...)...),
-			mustRun(t, "report.schema.json", append([]string{"report", "json"}, flags...)...))
+			mustRun(t, "report.schema.json", append([]string{"report", "json"}, flags...)...),
+			mustRun(t, "report.schema.json", append([]string{"report", "-format", "json"}, flags...)...),
+			mustRun(t, "explain.schema.json", append([]string{"explain", "-format", "json"}, flags...)...))
 	}
 	direct := filepath.Join(exampleDir, "requests", "direct.toml")
 	return append(outs,
@@ -249,11 +251,43 @@ func diffOutputs(t *testing.T) []output {
 		{a: req("codex.toml"), b: "-", stdin: noMemoryTools, code: exitFail},
 	}
 	var outs []output
-	for _, c := range cases {
-		args := []string{"diff", "-json", "-workspace", filepath.Join(exampleDir, "workspace"), "-config", filepath.Join(exampleDir, "agents.toml"), c.a, c.b}
-		res := runCLI(c.stdin, args...)
+	for i, c := range cases {
+		// Both spellings of machine output print the same document.
+		asJSON := [][]string{{"-json"}, {"-format", "json"}}[i%2]
+		args := append(asJSON, "-workspace", filepath.Join(exampleDir, "workspace"), "-config", filepath.Join(exampleDir, "agents.toml"), c.a, c.b)
+		res := runCLI(c.stdin, append([]string{"diff"}, args...)...)
 		require.Equal(t, c.code, res.code, "%s vs %s: %s", c.a, c.b, res.stderr)
 		outs = append(outs, output{"diff.schema.json", "render diff " + c.a + " " + c.b, res.stdout})
+	}
+	return outs
+}
+
+// packDiffOutputs compares the built-in pack with itself over the
+// examples, and with a pack that rewrites one stable and one dynamic
+// section, over the examples and a request read from stdin.
+func packDiffOutputs(t *testing.T) []output {
+	t.Helper()
+	pack := writeFiles(t, map[string]string{
+		"sections/safety.md.tmpl":  "+++\nmodes = [\"full\", \"minimal\"]\ntier = \"stable\"\n+++\n## Safety\nAsk first.\n",
+		"sections/runtime.md.tmpl": "+++\nmodes = [\"full\"]\ntier = \"dynamic\"\n+++\n## Runtime\nHost: {{ .Runtime.Host }}\n",
+	})
+	direct, err := os.ReadFile(filepath.Join(exampleDir, "requests", "direct.toml"))
+	require.NoError(t, err)
+	cases := []struct {
+		args  []string
+		stdin string
+		code  int
+	}{
+		{args: []string{"-pack-a", "builtin", "-pack-b", "builtin"}, code: exitOK},
+		{args: []string{"-pack-b", pack, "-tokenizer", "o200k"}, code: exitFail},
+		{args: []string{"-pack-a", pack, "-pack-b", "builtin", "-", filepath.Join(exampleDir, "requests", "subagent.toml")}, stdin: string(direct), code: exitFail},
+	}
+	var outs []output
+	for _, c := range cases {
+		args := append([]string{"diff", "-format", "json", "-workspace", filepath.Join(exampleDir, "workspace")}, c.args...)
+		res := runCLI(c.stdin, args...)
+		require.Equal(t, c.code, res.code, "%v: %s", c.args, res.stderr)
+		outs = append(outs, output{"packdiff.schema.json", "render " + strings.Join(args, " "), res.stdout})
 	}
 	return outs
 }
@@ -289,7 +323,8 @@ func scenarioOutputs(t *testing.T) []output {
 		}
 		outs = append(outs,
 			mustRun(t, "render.schema.json", append([]string{"-format", "json"}, flags...)...),
-			mustRun(t, "report.schema.json", append([]string{"report", "json"}, flags...)...))
+			mustRun(t, "report.schema.json", append([]string{"report", "json"}, flags...)...),
+			mustRun(t, "explain.schema.json", append([]string{"explain", "-format", "json"}, flags...)...))
 	}
 	return outs
 }
@@ -306,6 +341,10 @@ func TestSchemasRejectChangedDocuments(t *testing.T) {
 	res := runCLI("", "diff", "-json", "-workspace", ws, "-config", cfg, direct, group)
 	require.Equal(t, exitFail, res.code, res.stderr)
 	diffed := output{"diff.schema.json", "diff", res.stdout}
+	explained := mustRun(t, "explain.schema.json", "explain", "-format", "json", "-workspace", ws, "-config", cfg, "-request", group)
+	res = runCLI("", "diff", "-format", "json", "-pack-a", "builtin", "-pack-b", "builtin", direct)
+	require.Equal(t, exitOK, res.code, res.stderr)
+	packDiffed := output{"packdiff.schema.json", "diff of packs", res.stdout}
 
 	cases := []struct {
 		name   string
@@ -323,6 +362,25 @@ func TestSchemasRejectChangedDocuments(t *testing.T) {
 		{"unknown tier", rendered, func(doc map[string]any) { first(layer0(doc)["sections"])["tier"] = "volatile" }},
 		{"differs without where", diffed, func(doc map[string]any) { delete(layer0(doc), "first_difference") }},
 		{"string for a count", reported, func(doc map[string]any) { doc["total"].(map[string]any)["chars"] = "12" }},
+		{"no verdict", diffed, func(doc map[string]any) { delete(doc, "verdict") }},
+		{"unknown verdict", diffed, func(doc map[string]any) { doc["verdict"] = "maybe" }},
+		{"no side names", diffed, func(doc map[string]any) { delete(doc, "a") }},
+		{"rendered without size", explained, func(doc map[string]any) { delete(first(doc["sections"]), "tokens") }},
+		{"omitted without reason", explained, func(doc map[string]any) {
+			for _, s := range doc["sections"].([]any) {
+				if s := s.(map[string]any); s["rendered"] == false {
+					delete(s, "reason")
+					return
+				}
+			}
+			panic("no omitted section")
+		}},
+		{"same with a changed section", packDiffed, func(doc map[string]any) {
+			r := first(doc["requests"])
+			r["sections_changed"] = []any{map[string]any{"layer": "system", "id": "safety", "tier": "stable",
+				"chars": map[string]any{"a": 1, "b": 2, "delta": 1}, "tokens": map[string]any{"a": 1, "b": 1, "delta": 0}}}
+		}},
+		{"pack diff without verdict", packDiffed, func(doc map[string]any) { delete(first(doc["requests"]), "verdict") }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                "testdata/script",
-		Cmds:               map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+		Cmds:               map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "replace": cmdReplace},
 		RequireUniqueNames: true,
 		UpdateScripts:      *update,
 		Setup:              func(env *testscript.Env) error { return errors.Join(raceExitQuickly(env), setExamples(env)) },
@@ -81,4 +81,17 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with status %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdReplace edits a file in place, "replace FILE OLD NEW", where OLD
+// must occur exactly once: an edit to an ejected pack, without sed.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	text := ts.ReadFile(args[0])
+	if n := strings.Count(text, args[1]); n != 1 {
+		ts.Fatalf("replace: %q occurs %d times in %s, want once", args[1], n, args[0])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Replace(text, args[1], args[2], 1)), 0o644))
 }

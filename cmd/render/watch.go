@@ -143,21 +143,22 @@ func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*e
 		}()
 	}
 	var last *engine.Result
+	note := statusWriter(stdout, isTerminal(stdout))
 	show := func(res *engine.Result, err error) {
 		if err != nil {
 			fmt.Fprintf(stderr, "render: %v\n", err)
-			fmt.Fprintln(stdout, "render failed; still watching")
+			note("render failed; still watching")
 			return
 		}
 		switch {
 		case last == nil:
 			io.WriteString(stdout, promptText(res))
-			fmt.Fprintln(stdout, status(last, res))
+			note(status(last, res))
 		case promptText(last) == promptText(res):
-			fmt.Fprintln(stdout, "-- prompt unchanged")
+			note("prompt unchanged")
 		default:
 			stdout.Write(diff.Diff("previous", []byte(promptText(last)), "current", []byte(promptText(res))))
-			fmt.Fprintln(stdout, status(last, res))
+			note(status(last, res))
 		}
 		last = res
 	}
@@ -205,17 +206,46 @@ func promptText(res *engine.Result) string {
 	return b.String()
 }
 
+// statusPrefix starts each line watch prints of its own. No line of a
+// unified diff starts with it ("---", "+++", "@@", " ", "-", "+"), and a
+// prompt line is unlikely to ("# " would be any Markdown heading).
+const statusPrefix = "[watch] "
+
+// statusWriter returns what prints watch's own lines to w: after
+// statusPrefix, and in bold cyan when colour is set, so they stand apart
+// from the prompt and the diff.
+func statusWriter(w io.Writer, colour bool) func(text string) {
+	return func(text string) {
+		if colour {
+			fmt.Fprintf(w, "\x1b[1;36m%s%s\x1b[0m\n", statusPrefix, text)
+			return
+		}
+		fmt.Fprintf(w, "%s%s\n", statusPrefix, text)
+	}
+}
+
+// isTerminal reports whether w is a terminal that takes colour: a
+// character device, with NO_COLOR unset.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
 // status is the one line watch prints after each render.
 func status(prev, cur *engine.Result) string {
 	rep := report.Build(cur, nil)
 	if prev == nil {
-		return fmt.Sprintf("-- rendered: %s chars, %s tokens", num(rep.Total.Chars), num(rep.Total.Tokens))
+		return fmt.Sprintf("rendered: %s chars, %s tokens", num(rep.Total.Chars), num(rep.Total.Tokens))
 	}
 	old := report.Build(prev, nil)
 	delta := fmt.Sprintf("%s chars, %s tokens", signed(rep.Total.Chars-old.Total.Chars), signed(rep.Total.Tokens-old.Total.Tokens))
 	d, err := report.Compare(prev, cur)
 	if err != nil {
-		return "-- harness changed; " + delta
+		return "harness changed; " + delta
 	}
 	var changed []string
 	for _, l := range d.Layers {
@@ -224,9 +254,9 @@ func status(prev, cur *engine.Result) string {
 		}
 	}
 	if len(changed) == 0 {
-		return "-- stable prefix unchanged; " + delta
+		return "stable prefix unchanged; " + delta
 	}
-	return "-- stable prefix changed in " + strings.Join(changed, "; ") + "; " + delta
+	return "stable prefix changed in " + strings.Join(changed, "; ") + "; " + delta
 }
 
 func signed(n int) string {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/host"
 )
 
 // syncBuffer lets the test read output while the loop writes it.
@@ -73,7 +76,7 @@ func TestWatchLoop(t *testing.T) {
 	}
 	waitFor(1)
 	assert.Contains(t, stdout.String(), "<!-- SYSPROMPT_CACHE_BOUNDARY -->")
-	assert.Contains(t, stdout.String(), "-- rendered:")
+	assert.Contains(t, stdout.String(), "\n[watch] rendered:")
 
 	// A burst of saves renders once.
 	for range 3 {
@@ -83,24 +86,24 @@ func TestWatchLoop(t *testing.T) {
 	out := stdout.String()
 	assert.Contains(t, out, "-Runtime: host=one")
 	assert.Contains(t, out, "+Runtime: host=two")
-	assert.Contains(t, out, "-- stable prefix unchanged;")
+	assert.Contains(t, out, "\n[watch] stable prefix unchanged;")
 
 	// A failing render is reported and watching goes on.
 	changes <- "sections/x.md.tmpl"
 	waitFor(3)
 	assert.Contains(t, stderr.String(), "render: sections/x.md.tmpl:3:7: section x: boom")
-	assert.Contains(t, stdout.String(), "render failed; still watching")
+	assert.Contains(t, stdout.String(), "\n[watch] render failed; still watching\n")
 
 	// The next good render diffs against the last good one.
 	changes <- "request.toml"
 	waitFor(4)
-	assert.Contains(t, stdout.String(), "-- stable prefix changed in system layer, section current_time;")
+	assert.Contains(t, stdout.String(), "\n[watch] stable prefix changed in system layer, section current_time;")
 
 	// A save that changes nothing says so instead of printing an empty diff.
 	reqs = append(reqs, reqs[3])
 	changes <- "request.toml"
 	waitFor(5)
-	assert.True(t, strings.HasSuffix(stdout.String(), "-- prompt unchanged\n"))
+	assert.True(t, strings.HasSuffix(stdout.String(), "\n[watch] prompt unchanged\n"))
 
 	cancel()
 	select {
@@ -110,6 +113,43 @@ func TestWatchLoop(t *testing.T) {
 	}
 	assert.Equal(t, 5, count())
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "only the failure went to stderr")
+
+	// After the first prompt, every line is a diff line or a status line,
+	// and no status line reads as a diff line.
+	_, after, ok := strings.Cut(stdout.String(), "\n[watch] rendered:")
+	require.True(t, ok)
+	_, after, _ = strings.Cut(after, "\n")
+	status := 0
+	for _, line := range strings.Split(strings.TrimSuffix(after, "\n"), "\n") {
+		if strings.HasPrefix(line, statusPrefix) {
+			status++
+			continue
+		}
+		assert.Regexp(t, `^(diff |--- |\+\+\+ |@@ | |-|\+|$)`, line, "a diff line")
+		assert.NotRegexp(t, `stable prefix|prompt unchanged|render failed`, line, "a status line that reads as a diff line")
+	}
+	assert.Equal(t, 4, status, "one status line per later render")
+}
+
+// Status lines are coloured only on a terminal; a file gets plain text.
+func TestWatchStatusColour(t *testing.T) {
+	var b bytes.Buffer
+	statusWriter(&b, true)("prompt unchanged")
+	statusWriter(&b, false)("prompt unchanged")
+	assert.Equal(t, "\x1b[1;36m[watch] prompt unchanged\x1b[0m\n[watch] prompt unchanged\n", b.String())
+
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, isTerminal(f), "a regular file")
+	assert.False(t, isTerminal(&b), "a buffer")
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		t.Setenv("NO_COLOR", "")
+		assert.True(t, isTerminal(tty), "the terminal")
+		t.Setenv("NO_COLOR", "1")
+		assert.False(t, isTerminal(tty), "NO_COLOR")
+	}
 }
 
 // TestWatchLoopLeavesAStuckRender: cancelling ends the loop at once even
@@ -184,7 +224,7 @@ func TestWatchLoopRendersOneAtATime(t *testing.T) {
 	send()
 	assert.Equal(t, 1, count(), "no render alongside the running one")
 	unblock()
-	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "-- prompt unchanged") }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(stdout.String(), "[watch] prompt unchanged") }, 5*time.Second, time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, 1, maxInFlight)
@@ -198,4 +238,18 @@ func TestWatchLoopRaisesARenderPanic(t *testing.T) {
 	assert.PanicsWithValue(t, "boom", func() {
 		watchLoop(context.Background(), make(chan string), renderOnce, &stdout, &stderr)
 	})
+}
+
+// watch applies -set to the request it re-reads on every change.
+func TestWatchRenderAppliesSet(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"turn.toml": "[runtime]\nhost = \"box\"\n"})
+	w, err := host.NewWatch(func(string) {})
+	require.NoError(t, err)
+	defer w.Close()
+	c := common{request: filepath.Join(dir, "turn.toml"), sets: []string{"runtime.host=other"}, preview: true}
+	r := watchRenderer{w: w}
+	res, err := r.render(context.Background(), &c, strings.NewReader(""))
+	require.NoError(t, err)
+	assert.Contains(t, promptText(res), "host=other")
+	assert.NotContains(t, promptText(res), "host=box")
 }

@@ -100,7 +100,7 @@ func TestWatchSeesASkillOutsideTheWorkspace(t *testing.T) {
 			}
 		}
 	}
-	waitLine("-- rendered:")
+	waitLine("[watch] rendered:")
 	skill := filepath.Join(userSkills, "late", "SKILL.md")
 	require.NoError(t, os.MkdirAll(filepath.Dir(skill), 0o755))
 	written := time.Now()

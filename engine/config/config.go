@@ -18,10 +18,10 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
-	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
 	"github.com/sysprompt/sysprompt/internal/echo"
+	"github.com/sysprompt/sysprompt/internal/hint"
 )
 
 // Config is an agent config file. Its keys are the camelCase names the

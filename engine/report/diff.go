@@ -13,11 +13,30 @@ import (
 
 // Diff compares the prompts of two renders layer by layer: are the stable prefixes byte-identical, and if not, where do they first differ.
 type Diff struct {
-	SchemaVersion int         `json:"schema_version"` // always SchemaVersion
-	Layers        []LayerDiff `json:"layers"`
+	SchemaVersion int `json:"schema_version"` // always SchemaVersion
+	// Verdict is VerdictSame when every stable prefix is byte-identical,
+	// else VerdictDiffers: what diff's exit status says.
+	Verdict string `json:"verdict"`
+	// A and B name the two sides (request files); the caller sets them.
+	A      string      `json:"a"`
+	B      string      `json:"b"`
+	Layers []LayerDiff `json:"layers"`
 	// Files are the workspace files injected differently on the two
 	// sides, in the order the first side lists them, then the second's.
 	Files []FileChange `json:"files_changed"`
+}
+
+// The verdicts of a diff.
+const (
+	VerdictSame    = "same"
+	VerdictDiffers = "differs"
+)
+
+func verdict(same bool) string {
+	if same {
+		return VerdictSame
+	}
+	return VerdictDiffers
 }
 
 // FileChange is a workspace file whose fate differs between two renders:
@@ -97,6 +116,7 @@ func Compare(a, b *engine.Result) (Diff, error) {
 		d.Layers = append(d.Layers, ld)
 	}
 	d.Files = fileChanges(a.Files, b.Files)
+	d.Verdict = verdict(d.StableIdentical())
 	return d, nil
 }
 
@@ -218,4 +238,110 @@ func dynamicChanges(a, b engine.Layer) []string {
 		}
 	}
 	return out
+}
+
+// PackDiff compares the renders of the same requests with two packs.
+type PackDiff struct {
+	SchemaVersion int `json:"schema_version"` // always SchemaVersion
+	// Verdict is VerdictSame when every request renders the same text
+	// with both packs, else VerdictDiffers.
+	Verdict string `json:"verdict"`
+	// A and B name the packs ("builtin" or a directory); the caller sets them.
+	A         string        `json:"a"`
+	B         string        `json:"b"`
+	Tokenizer string        `json:"tokenizer"`
+	Requests  []RequestDiff `json:"requests"`
+}
+
+// RequestDiff is one request rendered with pack A and with pack B.
+type RequestDiff struct {
+	Request      string          `json:"request"`
+	Verdict      string          `json:"verdict"`
+	StableChange bool            `json:"stable_prefix_changed"`
+	Sections     []SectionChange `json:"sections_changed"` // in B's order, then those only A has
+	Chars        SizeChange      `json:"chars"`            // the whole prompt, every layer
+	Tokens       SizeChange      `json:"tokens"`
+}
+
+// SectionChange is a section whose text differs between two renders,
+// or that renders on one side only (a size of 0 there).
+type SectionChange struct {
+	Layer  string      `json:"layer"`
+	ID     string      `json:"id"`
+	Tier   engine.Tier `json:"tier"`
+	Chars  SizeChange  `json:"chars"`
+	Tokens SizeChange  `json:"tokens"`
+}
+
+// SizeChange is a size on each side and B's less A's.
+type SizeChange struct {
+	A     int `json:"a"`
+	B     int `json:"b"`
+	Delta int `json:"delta"`
+}
+
+func sizeChange(a, b int) SizeChange { return SizeChange{a, b, b - a} }
+
+// CompareRequest compares two renders of one request (with two packs,
+// say): which sections changed, whether any stable prefix did, and how
+// the prompt's size moved, counted with tok.
+func CompareRequest(name string, a, b *engine.Result, tok Tokenizer) RequestDiff {
+	d := RequestDiff{Request: name, Sections: []SectionChange{}}
+	type side struct {
+		text string
+		tier engine.Tier
+	}
+	sections := func(res *engine.Result) (map[string]side, []SectionChange) {
+		m := map[string]side{}
+		var order []SectionChange
+		for _, l := range res.Layers {
+			for _, s := range l.Sections {
+				m[l.Name+"/"+s.ID] = side{l.Text[s.Start:s.End], s.Tier}
+				order = append(order, SectionChange{Layer: l.Name, ID: s.ID, Tier: s.Tier})
+			}
+		}
+		return m, order
+	}
+	inA, orderA := sections(a)
+	inB, orderB := sections(b)
+	seen := map[string]bool{}
+	for _, c := range slices.Concat(orderB, orderA) {
+		key := c.Layer + "/" + c.ID
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		sa, okA := inA[key]
+		sb, okB := inB[key]
+		if okA == okB && sa.text == sb.text {
+			continue
+		}
+		c.Chars = sizeChange(utf8.RuneCountInString(sa.text), utf8.RuneCountInString(sb.text))
+		c.Tokens = sizeChange(tok.Count(sa.text), tok.Count(sb.text))
+		d.Sections = append(d.Sections, c)
+	}
+	total := func(res *engine.Result) (chars, tokens int) {
+		for _, l := range res.Layers {
+			chars += utf8.RuneCountInString(l.Text)
+			tokens += tok.Count(l.Text)
+		}
+		return chars, tokens
+	}
+	ca, ta := total(a)
+	cb, tb := total(b)
+	d.Chars, d.Tokens = sizeChange(ca, cb), sizeChange(ta, tb)
+	same := len(a.Layers) == len(b.Layers)
+	for i := range max(len(a.Layers), len(b.Layers)) {
+		var la, lb engine.Layer
+		if i < len(a.Layers) {
+			la = a.Layers[i]
+		}
+		if i < len(b.Layers) {
+			lb = b.Layers[i]
+		}
+		d.StableChange = d.StableChange || la.Stable != lb.Stable
+		same = same && la.Text == lb.Text
+	}
+	d.Verdict = verdict(same)
+	return d
 }

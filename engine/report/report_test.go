@@ -342,3 +342,49 @@ func TestReportCountsAFileAsPrinted(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(out), fmt.Sprintf(`"injected_chars":%d`, utf8.RuneCountInString(printed)))
 }
+
+// CompareRequest names the sections whose text differs and those that
+// render with one pack only, and counts the size change with the given
+// tokenizer; the same text on both sides is "same".
+func TestCompareRequest(t *testing.T) {
+	m := packtest.Manifest(`"identity", "kept", "edited", "gone", "late"`)
+	render := func(sections map[string]string) *engine.Result {
+		t.Helper()
+		e, err := engine.New(packtest.MinimalPack(t, m, sections))
+		require.NoError(t, err)
+		res, err := e.Render(context.Background(), engine.Request{})
+		require.NoError(t, err)
+		return res
+	}
+	a := render(map[string]string{
+		"kept":   packtest.Section(packtest.Stable, "kept text"),
+		"edited": packtest.Section(packtest.Stable, "one two"),
+		"gone":   packtest.Section(packtest.Stable, "only in A"),
+		"late":   packtest.Section(packtest.Stable, ""),
+	})
+	b := render(map[string]string{
+		"kept":   packtest.Section(packtest.Stable, "kept text"),
+		"edited": packtest.Section(packtest.Stable, "one two three"),
+		"gone":   packtest.Section(packtest.Stable, ""),
+		"late":   packtest.Section(packtest.Stable, "only in B"),
+	})
+	d := report.CompareRequest("r.toml", a, b, wordCounter{})
+	assert.Equal(t, report.VerdictDiffers, d.Verdict)
+	assert.True(t, d.StableChange)
+	var got []string
+	for _, s := range d.Sections {
+		got = append(got, fmt.Sprintf("%s/%s %s %+d chars %+d words", s.Layer, s.ID, s.Tier, s.Chars.Delta, s.Tokens.Delta))
+	}
+	assert.Equal(t, []string{
+		"system/edited stable +6 chars +1 words",
+		"system/late stable +9 chars +3 words",
+		"system/gone stable -9 chars -3 words",
+	}, got, "B's order, then A's only")
+	assert.Equal(t, report.SizeChange{A: len([]rune(a.Layers[0].Text)), B: len([]rune(b.Layers[0].Text)), Delta: len([]rune(b.Layers[0].Text)) - len([]rune(a.Layers[0].Text))}, d.Chars)
+
+	same := report.CompareRequest("r.toml", a, a, wordCounter{})
+	assert.Equal(t, report.VerdictSame, same.Verdict)
+	assert.False(t, same.StableChange)
+	assert.Empty(t, same.Sections)
+	assert.Zero(t, same.Tokens.Delta)
+}

@@ -11,8 +11,8 @@ import (
 	"text/template/parse"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
-	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/meter"
+	"github.com/sysprompt/sysprompt/internal/hint"
 
 	"github.com/sysprompt/sysprompt/funcs"
 )

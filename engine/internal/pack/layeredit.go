@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
+	"github.com/sysprompt/sysprompt/internal/hint"
 )
 
 // A [[harness.layer]] either lists its sections, like a [[layer]], or

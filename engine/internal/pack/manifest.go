@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
-	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
+	"github.com/sysprompt/sysprompt/internal/hint"
 )
 
 // Manifest is the decoded sections/manifest.toml.

@@ -10,8 +10,8 @@ import (
 	"text/template/parse"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
-	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/engine/internal/meter"
+	"github.com/sysprompt/sysprompt/internal/hint"
 )
 
 // Static checks over the parsed templates. They run at New, so a pack

@@ -18,8 +18,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/sysprompt/sysprompt/engine/internal/hint"
 	"github.com/sysprompt/sysprompt/internal/echo"
+	"github.com/sysprompt/sysprompt/internal/hint"
 )
 
 // PosError is a decoding error at a position in a document. Line and Col
@@ -86,7 +86,7 @@ func openEnded(t reflect.Type, key toml.Key) bool {
 		case reflect.Map:
 			t = t.Elem()
 		case reflect.Struct:
-			f, ok := fieldByKey(t, part)
+			f, ok := FieldByKey(t, part)
 			if !ok {
 				return false
 			}
@@ -101,9 +101,9 @@ func openEnded(t reflect.Type, key toml.Key) bool {
 	return t.Kind() == reflect.Interface
 }
 
-// fieldByKey finds the struct field a TOML key decodes into, looking
+// FieldByKey finds the struct field a TOML key decodes into, looking
 // through embedded structs.
-func fieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
+func FieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
@@ -113,7 +113,7 @@ func fieldByKey(t reflect.Type, key string) (reflect.Type, bool) {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				if typ, ok := fieldByKey(ft, key); ok {
+				if typ, ok := FieldByKey(ft, key); ok {
 					return typ, true
 				}
 			}
@@ -144,7 +144,7 @@ func tomlKeys(t reflect.Type, key string) []string {
 		case reflect.Map:
 			t = t.Elem()
 		case reflect.Struct:
-			f, ok := fieldByKey(t, part)
+			f, ok := FieldByKey(t, part)
 			if !ok {
 				return nil
 			}

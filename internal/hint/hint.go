@@ -1,25 +1,30 @@
-// Package hint is the one "did you mean" of the engine: for a name that
+// Package hint is the one "did you mean" of sysprompt: for a name that
 // is not known (a field, method, vars key, section id, manifest or
 // front-matter key, function), the known name a typo most likely meant.
 package hint
 
 import "strings"
 
-// DidYouMean returns "did you mean X?" for the candidate closest to name
-// (any case, first of the closest) within two edits and a third of
-// name's length, so a short name is not taken for any other short name;
-// "" when none is.
-func DidYouMean(name string, candidates []string) string {
+// Nearest returns the candidate closest to name (any case, first of the
+// closest) within two edits and a third of name's length, so a short
+// name is not taken for any other short name; "" when none is.
+func Nearest(name string, candidates []string) string {
 	best, bestDist := "", min(2, (len(name)+1)/3)+1
 	for _, c := range candidates {
 		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestDist && c != name {
 			best, bestDist = c, d
 		}
 	}
-	if best == "" {
-		return ""
+	return best
+}
+
+// DidYouMean returns "did you mean X?" for the Nearest candidate X, or
+// "" when none is close.
+func DidYouMean(name string, candidates []string) string {
+	if best := Nearest(name, candidates); best != "" {
+		return "did you mean " + best + "?"
 	}
-	return "did you mean " + best + "?"
+	return ""
 }
 
 // editDistance is the optimal string alignment distance between a and b
