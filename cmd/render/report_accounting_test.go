@@ -117,3 +117,41 @@ func checkAccounting(t *testing.T, rep report.Report, doc jsonDoc) {
 func add(a, b report.Size) report.Size {
 	return report.Size{Chars: a.Chars + b.Chars, Tokens: a.Tokens + b.Tokens}
 }
+
+// The window comes from the pack's table, which a -pack replaces; the
+// config's contextTokens overrides it, and -context-window overrides both.
+// A request past the window is warned about.
+func TestReportWindowSources(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"c.toml":                     "[agents.defaults]\ncontextTokens = 50000\n",
+		"pack/templates/models.toml": "[[model]]\nmatch = 'sonnet'\ncontext_window = 90000\noutput_reserve = 1000\n",
+		"bad/templates/models.toml":  "[[model]]\nmatch = 'x'\ncontext_window = 10\noutput_reserve = 10\n",
+	})
+	req := []string{"-workspace", exampleDir + "/workspace", "-request", exampleDir + "/requests/direct.toml"}
+	window := func(args ...string) report.WindowReport {
+		t.Helper()
+		code, out, errOut := cli(append(append([]string{"report", "json"}, args...), req...)...)
+		require.Equal(t, 0, code, errOut)
+		var rep report.Report
+		require.NoError(t, json.Unmarshal([]byte(out), &rep))
+		if rep.Window.Free < 0 {
+			require.NotEmpty(t, rep.Warnings)
+			assert.Equal(t, "over_window", rep.Warnings[len(rep.Warnings)-1].Code)
+		}
+		return rep.Window
+	}
+	w := window()
+	assert.Equal(t, [3]any{200000, 64000, "templates/models.toml"}, [3]any{w.ContextWindow, w.OutputReserve, w.Source})
+	assert.Equal(t, w.ContextWindow-w.OutputReserve-w.Used, w.Free)
+	w = window("-pack", filepath.Join(dir, "pack"))
+	assert.Equal(t, [3]any{90000, 1000, "templates/models.toml"}, [3]any{w.ContextWindow, w.OutputReserve, w.Source})
+	w = window("-config", filepath.Join(dir, "c.toml"))
+	assert.Equal(t, [3]any{50000, 25000, "config contextTokens"}, [3]any{w.ContextWindow, w.OutputReserve, w.Source})
+	w = window("-config", filepath.Join(dir, "c.toml"), "-context-window", "4000")
+	assert.Equal(t, [3]any{4000, 2000, "-context-window"}, [3]any{w.ContextWindow, w.OutputReserve, w.Source})
+	assert.Negative(t, w.Free)
+
+	code, _, errOut := cli(append([]string{"report", "json", "-pack", filepath.Join(dir, "bad")}, req...)...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "templates/models.toml:1:1: [[model]] entry 1: output_reserve 10 must be at least 0 and below context_window 10")
+}
