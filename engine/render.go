@@ -47,6 +47,7 @@ type Result struct {
 	// in, for a watch that calls Engine.SkillsChanged.
 	SkillDirs []string
 	Tools     []Tool // the request's tools, for the report's schema sizes
+	Window    Window // the model's context window, for the report
 	// Warnings are problems the render worked around, its prompt whole:
 	// a *host.StateError (engine/host) for a state file it could not lock, read or
 	// write, which may cost a repeated truncation notice.
@@ -77,6 +78,31 @@ type RenderedSection struct {
 	Start, End int // byte offsets in Layer.Text
 	Chars      int // code points
 	Overridden bool
+}
+
+// Window is the run's model and its context window in tokens, from the
+// agent config's contextTokens or else the pack's templates/models.toml;
+// ContextWindow is 0 when neither knows the model. OutputReserve is what
+// the table keeps free for the model's answer.
+type Window struct {
+	Model         string
+	ContextWindow int
+	OutputReserve int
+	Source        string // "config contextTokens", "templates/models.toml" or ""
+}
+
+// window resolves the Window of a run on model with the config's
+// contextTokens (0 when unset).
+func (e *Engine) window(model string, configured int) Window {
+	w := Window{Model: model}
+	if m, ok := e.pack.Window(model); ok {
+		w.ContextWindow, w.OutputReserve, w.Source = m.ContextWindow, m.OutputReserve, "templates/models.toml"
+	}
+	if configured > 0 {
+		w.ContextWindow, w.Source = configured, "config contextTokens"
+		w.OutputReserve = min(w.OutputReserve, configured/2)
+	}
+	return w
 }
 
 // Omission says why a manifest section of the harness did not render.
@@ -164,6 +190,7 @@ func (e *Engine) begin(ctx context.Context, set *renderSet, req *Request) (*rend
 	if req.Mode == ModeNone {
 		res.Boundary = "" // the text holds no marker
 	}
+	res.Window = e.window(req.Runtime.Model, e.opts.config.ContextTokens(req.Agent))
 	ctx = bootstrap.CollectProblems(ctx, &res.Warnings) // the warning store's
 
 	var ws *vfs.Workspace

@@ -178,7 +178,7 @@ folder above it, or given with -dir.`
 
 const serveHelp = `Keep one engine warm and answer newline-delimited JSON on stdin: each line
 {"id": ANY, "request": {…}} gets one compact line on stdout, in order,
-{"schema_version": 1, "id": …, "result": {…}} with the document
+{"schema_version": 2, "id": …, "result": {…}} with the document
 -format json prints, or {…, "error": {"message": …, "file": …, "line": …,
 "col": …}}. Edits to the workspace, -pack and -config show on the next
 request. End of input, SIGINT or SIGTERM exit 0.`

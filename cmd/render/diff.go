@@ -181,17 +181,17 @@ type diffInput struct {
 	src   []byte
 }
 
-// exampleRequests is where a diff of packs finds its requests when none
+// checkoutExamples is where a diff of packs finds its requests when none
 // is named: the example requests of a checkout of this repository.
-const exampleRequests = "examples/requests/*.toml"
+const checkoutExamples = "examples/requests/*.toml"
 
 // diffInputs reads the named request files, or the example requests of
 // the checkout render runs in when none is named.
 func diffInputs(names []string, stdin io.Reader) ([]diffInput, error) {
 	if len(names) == 0 {
-		names, _ = filepath.Glob(exampleRequests) // the pattern is well formed
+		names, _ = filepath.Glob(checkoutExamples) // the pattern is well formed
 		if len(names) == 0 {
-			return nil, &usageError{"no request named, and no " + exampleRequests + " here: name the request files to render"}
+			return nil, &usageError{"no request named, and no " + checkoutExamples + " here: name the request files to render"}
 		}
 	}
 	var out []diffInput

@@ -147,6 +147,25 @@ func runReadmeSample(root, readme, tmp string, s readmeSample) (string, error) {
 	return "", checkNotRun(root, words)
 }
 
+// checkInstall checks a go install argument: this module's path, a
+// package of it, and a version.
+func checkInstall(root, arg string) error {
+	target, version, ok := strings.Cut(arg, "@")
+	if !ok || version == "" {
+		return fmt.Errorf("go install %s: no @version", arg)
+	}
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return err
+	}
+	module := strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(mod), "\n", 2)[0], "module"))
+	pkg, ok := strings.CutPrefix(target, module+"/")
+	if !ok {
+		return fmt.Errorf("go install %s: not a package of module %s", arg, module)
+	}
+	return checkPackageDir(root, "./"+pkg)
+}
+
 // checkNotRun checks a command the test cannot run: its packages, test
 // names, flags and paths must exist.
 func checkNotRun(root string, words []string) error {
@@ -164,9 +183,12 @@ func checkNotRun(root string, words []string) error {
 	if len(words) > 1 && (words[0] == "python3" || words[0] == "node") {
 		return checkClientTested(root, words[1])
 	}
+	if args, ok := cutPrefixWords(words, "go", "install"); ok && len(args) == 1 {
+		return checkInstall(root, args[0])
+	}
 	args, ok := cutPrefixWords(words, "go", "test")
 	if !ok {
-		return fmt.Errorf("not a command this test can run or check (go run ./cmd/render, go test, go build -o, git diff, a tested client)")
+		return fmt.Errorf("not a command this test can run or check (go run ./cmd/render, go test, go build -o, go install, git diff, a tested client)")
 	}
 	var pkgs, tests []string
 	var needUpdate bool

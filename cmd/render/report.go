@@ -3,9 +3,11 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -95,8 +97,9 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	view := "list"
 	var out string
 	var format *string
+	var ro reportFlags
 	flags := func(fs *flag.FlagSet) {
-		htmlFlags(&out)(fs)
+		ro.register(htmlFlags(&out))(fs)
 		format = formatFlag(fs)
 	}
 	res, tok, err := renderFor("report", args, stdin, stdout, stderr, flags, func(rest []string) error {
@@ -126,7 +129,7 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := report.Build(res, tok)
+	rep := report.Build(res, tok, ro.options()...)
 	if view == "json" {
 		return encodeJSON(stdout, rep)
 	}
@@ -138,6 +141,36 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	writeReport(&b, rep, view == "detail")
 	_, err = io.WriteString(stdout, echo.Visible(b.String()))
 	return err
+}
+
+// reportFlags are the report's own flags: what else the request holds,
+// and the model's window.
+type reportFlags struct {
+	messages []string
+	window   int
+}
+
+// register adds the flags, after those of also.
+func (f *reportFlags) register(also func(*flag.FlagSet)) func(*flag.FlagSet) {
+	return func(fs *flag.FlagSet) {
+		also(fs)
+		fs.Func("message", "count a user message `TEXT` in the request (repeatable)", func(text string) error {
+			f.messages = append(f.messages, text)
+			return nil
+		})
+		fs.Func("context-window", "the model's context window in `TOKENS`, over the config's contextTokens and the pack's templates/models.toml", func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return errors.New("want a positive number of tokens")
+			}
+			f.window = n
+			return nil
+		})
+	}
+}
+
+func (f *reportFlags) options() []report.Option {
+	return []report.Option{report.Messages(f.messages...), report.ContextWindow(f.window)}
 }
 
 // num formats n with thousands separators.
@@ -193,23 +226,62 @@ func writeReport(w io.Writer, r report.Report, detail bool) {
 		ws = "(none)"
 	}
 	fmt.Fprintf(w, "Workspace: %s\n", ws)
+	writeRequest(w, r)
 	writeBootstrap(w, r.Bootstrap)
 	writeSections(w, r.Sections)
 	writeSkills(w, r.Skills)
 	writeTools(w, r.Tools)
+	fmt.Fprintln(w, "\nLayers (stable + boundary + dynamic = total, tokens):")
+	for _, l := range r.Layers {
+		fmt.Fprintf(w, "  %s: %s + %s + %s = %s\n", l.Name, num(l.Stable.Tokens), num(l.Boundary.Tokens), num(l.Dynamic.Tokens), num(l.Total.Tokens))
+	}
 	fmt.Fprintln(w, "\nStable prefix:")
 	for _, l := range r.Layers {
-		fmt.Fprintf(w, "  %s: %s chars, %s tokens, sha256 %s\n", l.Name, num(l.Stable.Chars), num(l.Stable.Tokens), l.StableSHA256)
+		fmt.Fprintf(w, "  %s: %s tokens, %s chars, sha256 %s\n", l.Name, num(l.Stable.Tokens), num(l.Stable.Chars), l.StableSHA256)
 	}
-	fmt.Fprintf(w, "\nTotal: %s chars, %s tokens in the prompt; %s chars with tool schemas\n",
-		num(r.Total.Chars), num(r.Total.Tokens), num(r.Total.Chars+r.Tools.SchemaChars))
+	fmt.Fprintf(w, "\nTotal: %s tokens (%s chars) in the request: %s (%s chars) of prompt text, the rest tools and messages\n",
+		num(r.Request.Tokens), num(r.Request.Chars), num(r.Total.Tokens), num(r.Total.Chars))
 	if detail {
 		writeDetail(w, r)
 	}
 }
 
+// writeRequest is the headline: the request against the model's window,
+// by group, and the warnings.
+func writeRequest(w io.Writer, r report.Report) {
+	win := r.Window
+	model := win.Model
+	if model == "" {
+		model = "(none)"
+	}
+	if win.ContextWindow > 0 {
+		fmt.Fprintf(w, "Model: %s; window %s tokens (%s), output reserve %s\n", model, num(win.ContextWindow), win.Source, num(win.OutputReserve))
+		fmt.Fprintf(w, "Request: %s tokens of %s (%s); %s free after the output reserve\n",
+			num(win.Used), num(win.ContextWindow), permille(win.UsedPermille), num(win.Free))
+	} else {
+		fmt.Fprintf(w, "Model: %s; window unknown (-context-window N or the config's contextTokens sets it)\n", model)
+		fmt.Fprintf(w, "Request: %s tokens\n", num(win.Used))
+	}
+	g := newGrid(false, true, true, true)
+	g.add("part", "tokens", "chars", "share")
+	for _, gr := range r.Groups {
+		g.add(gr.Name, num(gr.Tokens), num(gr.Chars), pct(gr.Tokens, r.Request.Tokens))
+	}
+	g.add("total", num(r.Request.Tokens), num(r.Request.Chars), "")
+	g.write(w)
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w, "Warnings:")
+		for _, x := range r.Warnings {
+			fmt.Fprintf(w, "  %s\n", x.Message)
+		}
+	}
+}
+
+// permille formats tenths of a percent, "2.8%".
+func permille(n int) string { return fmt.Sprintf("%d.%d%%", n/10, n%10) }
+
 func writeBootstrap(w io.Writer, b report.BootstrapReport) {
-	fmt.Fprintf(w, "Bootstrap budget: %s chars per file, %s total; injected %s of %s (%s)%s\n",
+	fmt.Fprintf(w, "\nBootstrap budget: %s chars per file, %s total; injected %s of %s (%s)%s\n",
 		num(b.MaxChars), num(b.TotalMaxChars), num(b.InjectedChars), num(b.TotalMaxChars), pct(b.InjectedChars, b.TotalMaxChars), mark(b.TotalNearLimit, " near limit"))
 	if b.Truncated > 0 {
 		fmt.Fprintf(w, "Truncation notice: %s (mode %s)\n", map[bool]string{true: "shown", false: "not shown"}[b.WarningShown], b.WarningMode)
@@ -219,15 +291,15 @@ func writeBootstrap(w io.Writer, b report.BootstrapReport) {
 		fmt.Fprintln(w, "  (none)")
 		return
 	}
-	g := newGrid(false, false, true, true, false)
-	g.add("file", "status", "raw", "injected", "cause")
+	g := newGrid(false, false, true, true, true, true, false)
+	g.add("file", "status", "raw tokens", "injected tokens", "raw chars", "injected chars", "cause")
 	var marked []string
 	for _, f := range b.Files {
 		cause := strings.Join(f.Causes, " and ")
 		if f.Reason != "" && f.Status != "OK" && f.Status != "TRUNCATED" {
 			cause = f.Reason + mark(len(f.Causes) > 1, " (over the per-file limit too)")
 		}
-		g.add(f.Name, f.Status, num(f.RawChars), num(f.InjectedChars), cause+mark(f.ShowNearLimit(), " (near limit)"))
+		g.add(f.Name, f.Status, num(f.RawTokens), num(f.InjectedTokens), num(f.RawChars), num(f.InjectedChars), cause+mark(f.ShowNearLimit(), " (near limit)"))
 		if f.BoundaryMarkers > 0 {
 			marked = append(marked, f.Name)
 		}
@@ -240,21 +312,21 @@ func writeBootstrap(w io.Writer, b report.BootstrapReport) {
 }
 
 func writeSections(w io.Writer, sections []report.SectionReport) {
-	fmt.Fprintln(w, "\nSections:")
+	fmt.Fprintln(w, "\nSections (files and the skills catalog included where printed):")
 	g := newGrid(false, false, false, true, true)
-	g.add("layer", "tier", "section", "chars", "tokens")
+	g.add("layer", "tier", "section", "tokens", "chars")
 	for _, s := range sections {
 		id := s.ID
 		if s.Overridden {
 			id += " (override)"
 		}
-		g.add(s.Layer, string(s.Tier), id, num(s.Chars), num(s.Tokens))
+		g.add(s.Layer, string(s.Tier), id, num(s.Tokens), num(s.Chars))
 	}
 	g.write(w)
 }
 
 func writeSkills(w io.Writer, sk report.SkillsReport) {
-	fmt.Fprintf(w, "\nSkills: %d listed of %d eligible, %d found; catalog %s chars", sk.Listed, sk.Eligible, sk.Found, num(sk.CatalogChars))
+	fmt.Fprintf(w, "\nSkills: %d listed of %d eligible, %d found; catalog %s tokens (%s chars)", sk.Listed, sk.Eligible, sk.Found, num(sk.CatalogTokens), num(sk.CatalogChars))
 	if !sk.Descriptions && sk.Listed > 0 {
 		fmt.Fprint(w, "; descriptions dropped to fit the budget")
 	}
@@ -284,13 +356,13 @@ func writeSkills(w io.Writer, sk report.SkillsReport) {
 }
 
 func writeTools(w io.Writer, tl report.ToolsReport) {
-	fmt.Fprintf(w, "\nTools: %d; descriptions %s chars; JSON schemas %s chars (count toward context, not shown as text)\n",
-		len(tl.Entries), num(tl.DescriptionChars), num(tl.SchemaChars))
+	fmt.Fprintf(w, "\nTools: %d; descriptions %s tokens (%s chars); JSON schemas %s tokens (%s chars), sent beside the prompt\n",
+		len(tl.Entries), num(tl.DescriptionTokens), num(tl.DescriptionChars), num(tl.SchemaTokens), num(tl.SchemaChars))
 	if len(tl.Entries) > 0 {
-		g := newGrid(false, true, true)
-		g.add("tool", "description", "schema")
+		g := newGrid(false, true, true, true, true)
+		g.add("tool", "description", "schema", "desc chars", "schema chars")
 		for _, e := range tl.Entries {
-			g.add(e.Name, num(e.DescriptionChars), num(e.SchemaChars))
+			g.add(e.Name, num(e.DescriptionTokens), num(e.SchemaTokens), num(e.DescriptionChars), num(e.SchemaChars))
 		}
 		g.write(w)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"image/png"
 	"iter"
 	"math"
@@ -20,6 +22,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine/report"
 )
 
 // browserBound bounds the whole browser test: start, every page, exit.
@@ -106,11 +110,40 @@ func TestReportHTMLInBrowser(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			tab := openTab(t, browser, file)
 			tab.checkBars(t)
+			tab.checkLegend(t)
+			tab.checkNumbers(t, args)
 			tab.screenshots(t, filepath.Join(shots, "report-"+name))
 			assert.Empty(t, tab.problems(t), "console errors, warnings or exceptions")
 			assert.Equal(t, []string{tab.url}, tab.requestedURLs(), "the page loads nothing but itself")
 		})
 	}
+}
+
+// A request whose tools outweigh its prompt shows tools as the widest
+// segment of the request bar, labelled in the bar itself.
+func TestReportHTMLToolsHeavyInBrowser(t *testing.T) {
+	browser := startBrowser(t)
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "[[tools]]\nname = \"tool_%d\"\ndescription = \"Does thing %d with care.\"\nschema = { type = \"object\", properties = { %s } }\n", i, i,
+			strings.Repeat(fmt.Sprintf(`p%d = { type = "string", description = "a parameter of some length" }, `, i), 1)+`q = { type = "integer" }`)
+	}
+	dir := writeFiles(t, map[string]string{"r.toml": b.String()})
+	file := filepath.Join(dir, "tools.html")
+	code, _, errOut := cli("report", "html", "-mode", "minimal", "-request", filepath.Join(dir, "r.toml"), "-o", file)
+	require.Equal(t, 0, code, errOut)
+	tab := openTab(t, browser, file)
+	widest, err := chromedp.Run(tab.ctx, chromedp.Evaluate[map[string]any](`(() => {
+		const segs = [...document.querySelectorAll("#request-bar .seg")];
+		const w = segs.map(s => s.getBoundingClientRect().width);
+		const s = segs[w.indexOf(Math.max(...w))];
+		return {group: s.dataset.group, text: s.textContent};
+	})()`))
+	require.NoError(t, err)
+	assert.Equal(t, "tools", widest["group"])
+	assert.Equal(t, "tools (descriptions and schemas)", widest["text"])
+	tab.checkLegend(t)
+	assert.Empty(t, tab.problems(t))
 }
 
 // The checks are not blind: a page with a remote image gets a
@@ -230,7 +263,7 @@ type barGeometry struct {
 	Boundary float64   `json:"boundary"`
 }
 
-const barGeometryJS = `[...document.querySelectorAll(".bar")].map(bar => {
+const barGeometryJS = `[...document.querySelectorAll("#sections .bar")].map(bar => {
 	const segs = [...bar.querySelectorAll(".seg")];
 	return {
 		tokens: segs.map(s => Number(s.dataset.tokens)),
@@ -285,4 +318,81 @@ func (b *browserTab) screenshots(t *testing.T, prefix string) {
 		t.Logf("screenshot: %s", file)
 	}
 	assert.NotEqual(t, background["light"], background["dark"], "prefers-color-scheme: dark changes the page")
+}
+
+// legendJS pairs every bar segment with its legend entry: a row of the
+// section table or an entry under the request bars, found by the
+// segment's data-key, and reads both colours as the browser draws them.
+const legendJS = `[...document.querySelectorAll(".bar")].map(bar => [...bar.querySelectorAll(".seg")].map(seg => {
+	const scope = seg.closest("section");
+	const entry = [...scope.querySelectorAll("[data-legend]")].find(e => e.dataset.legend === seg.dataset.key);
+	const swatch = entry && entry.querySelector(".swatch");
+	const box = entry ? entry.getBoundingClientRect() : {width: 0, height: 0};
+	return {
+		key: seg.dataset.key || "",
+		colour: getComputedStyle(seg).backgroundColor,
+		swatch: swatch ? getComputedStyle(swatch).backgroundColor : "",
+		text: entry ? entry.textContent.trim() : "",
+		visible: box.width > 0 && box.height > 0,
+	};
+}))`
+
+type legendPair struct {
+	Key     string `json:"key"`
+	Colour  string `json:"colour"`
+	Swatch  string `json:"swatch"`
+	Text    string `json:"text"`
+	Visible bool   `json:"visible"`
+}
+
+// checkLegend: every segment of every bar has a visible legend entry
+// whose swatch is drawn in the segment's colour, and no two segments of
+// a bar share a colour, so the page reads without hovering.
+func (b *browserTab) checkLegend(t *testing.T) {
+	t.Helper()
+	bars, err := chromedp.Run(b.ctx, chromedp.Evaluate[[][]legendPair](legendJS))
+	require.NoError(t, err)
+	require.NotEmpty(t, bars)
+	for i, bar := range bars {
+		seen := map[string]string{}
+		for _, p := range bar {
+			require.NotEmpty(t, p.Key, "bar %d: a segment without a key", i)
+			assert.True(t, p.Visible, "bar %d: %s has a visible legend entry", i, p.Key)
+			assert.NotEmpty(t, p.Text, "bar %d: %s's legend entry says what it is", i, p.Key)
+			assert.Equal(t, p.Colour, p.Swatch, "bar %d: %s's swatch is its colour", i, p.Key)
+			if other, ok := seen[p.Colour]; ok {
+				t.Errorf("bar %d: %s and %s share the colour %s", i, other, p.Key, p.Colour)
+			}
+			seen[p.Colour] = p.Key
+		}
+	}
+}
+
+// checkNumbers: the figures the page shows, as the browser reads them,
+// are report json's for the same flags.
+func (b *browserTab) checkNumbers(t *testing.T, args []string) {
+	t.Helper()
+	code, out, errOut := cli(append([]string{"report", "json"}, args...)...)
+	require.Equal(t, 0, code, errOut)
+	var rep report.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	shown, err := chromedp.Run(b.ctx, chromedp.Evaluate[map[string]string](`(() => {
+		const d = document.querySelector("#totals").dataset;
+		const out = {request: d.requestTokens, window: d.contextWindow, free: d.free, reserve: d.outputReserve,
+			cards: document.querySelector("#totals").innerText};
+		for (const s of document.querySelectorAll("#request-bar .seg")) out["group " + s.dataset.group] = s.dataset.tokens;
+		return out;
+	})()`))
+	require.NoError(t, err)
+	want := map[string]string{"request": strconv.Itoa(rep.Request.Tokens), "window": strconv.Itoa(rep.Window.ContextWindow),
+		"free": strconv.Itoa(rep.Window.Free), "reserve": strconv.Itoa(rep.Window.OutputReserve)}
+	for _, g := range rep.Groups {
+		want["group "+g.Name] = strconv.Itoa(g.Tokens)
+	}
+	cards := shown["cards"]
+	delete(shown, "cards")
+	assert.Equal(t, want, shown)
+	for _, figure := range []int{rep.Request.Tokens, rep.Window.ContextWindow, rep.Window.Free} {
+		assert.Contains(t, cards, num(figure), "the cards show window, used and free")
+	}
 }

@@ -83,6 +83,7 @@ func TestReportHTMLMatchesJSON(t *testing.T) {
 			}
 			assert.Empty(t, pagetest.ExternalRefs(doc))
 			checkTotals(t, rep, doc)
+			checkRequest(t, rep, doc)
 			checkBars(t, rep, doc)
 			checkSectionTable(t, rep, doc)
 			checkFiles(t, rep, doc)
@@ -102,12 +103,39 @@ func checkTotals(t *testing.T, rep report.Report, doc *html.Node) {
 		cached += l.Stable.Tokens
 	}
 	assert.Equal(t, cached, attrInt(t, totals, "data-cached-tokens"))
+	w := rep.Window
+	assert.Equal(t, rep.Request.Tokens, attrInt(t, totals, "data-request-tokens"))
+	assert.Equal(t, rep.Request.Chars, attrInt(t, totals, "data-request-chars"))
+	assert.Equal(t, w.ContextWindow, attrInt(t, totals, "data-context-window"))
+	assert.Equal(t, w.OutputReserve, attrInt(t, totals, "data-output-reserve"))
+	assert.Equal(t, w.Free, attrInt(t, totals, "data-free"))
 	cards := pagetest.Cards(t, totals)
-	assert.Len(t, cards, 4)
-	assert.Equal(t, num(rep.Total.Tokens)+" tokens", cards["Prompt"])
+	assert.Len(t, cards, 5)
+	require.Positive(t, w.ContextWindow, "every example names a model the pack's table knows")
+	assert.Equal(t, num(rep.Request.Tokens)+" tokens · "+num(rep.Request.Chars)+" chars", cards["Request"])
+	assert.Equal(t, num(w.ContextWindow)+" tokens · "+w.Model, cards["Context window"])
+	assert.Equal(t, fmt.Sprintf("%d.%d%% of the window", w.UsedPermille/10, w.UsedPermille%10), cards["Used"])
+	assert.Equal(t, num(w.Free)+" tokens after a "+num(w.OutputReserve)+"-token output reserve", cards["Free"])
 	assert.True(t, strings.HasPrefix(cards["Cacheable prefix"], num(cached)+" tokens · "), cards["Cacheable prefix"])
-	assert.Equal(t, num(rep.Total.Chars)+" chars", cards["Prompt text"])
-	assert.Equal(t, num(rep.Total.Chars+rep.Tools.SchemaChars)+" chars", cards["With tool schemas"])
+}
+
+// checkRequest reads the request bar and the window bar: a segment per
+// group with report json's figures, then the output reserve and free
+// space, and a legend entry for each.
+func checkRequest(t *testing.T, rep report.Report, doc *html.Node) {
+	var got []report.GroupReport
+	for _, seg := range pagetest.Children(pagetest.ByID(t, doc, "request-bar")) {
+		got = append(got, report.GroupReport{Name: attrStr(seg, "data-group"), Size: report.Size{Chars: attrInt(t, seg, "data-chars"), Tokens: attrInt(t, seg, "data-tokens")}})
+	}
+	assert.Equal(t, rep.Groups, got)
+	window := pagetest.Children(pagetest.ByID(t, doc, "window-bar"))
+	require.Len(t, window, len(rep.Groups)+2)
+	assert.Equal(t, "reserve", attrStr(window[len(window)-2], "data-group"))
+	assert.Equal(t, rep.Window.OutputReserve, attrInt(t, window[len(window)-2], "data-tokens"))
+	assert.Equal(t, "free", attrStr(window[len(window)-1], "data-group"))
+	assert.Equal(t, rep.Window.Free, attrInt(t, window[len(window)-1], "data-tokens"))
+	legend := pagetest.All(pagetest.ByID(t, doc, "request"), pagetest.WithAttr("data-legend"))
+	assert.Len(t, legend, 2*len(rep.Groups)+2, "a legend entry for every segment of both bars")
 }
 
 // checkLayerText reads the figures and the legend shown above a layer's
@@ -120,15 +148,16 @@ func checkLayerText(t *testing.T, layer report.LayerReport, sections int, articl
 	legends := pagetest.All(article, pagetest.WithClass("legend"))
 	require.Len(t, legends, 1)
 	keys := pagetest.Children(legends[0])
-	require.Len(t, keys, 2)
+	require.Len(t, keys, 3)
 	assert.True(t, strings.HasPrefix(pagetest.Text(keys[0]), "stable prefix: "+num(layer.Stable.Tokens)+" tokens ("), pagetest.Text(keys[0]))
-	assert.True(t, strings.HasPrefix(pagetest.Text(keys[1]), "dynamic: "+num(layer.Dynamic.Tokens)+" tokens ("), pagetest.Text(keys[1]))
+	assert.Equal(t, "cache boundary: "+num(layer.Boundary.Tokens)+" tokens", pagetest.Text(keys[1]))
+	assert.True(t, strings.HasPrefix(pagetest.Text(keys[2]), "dynamic, striped: "+num(layer.Dynamic.Tokens)+" tokens ("), pagetest.Text(keys[2]))
 }
 
 // checkBars reads each layer's bar: its sections in order, stable ones
 // before the boundary and dynamic ones after it, with their figures.
 func checkBars(t *testing.T, rep report.Report, doc *html.Node) {
-	bars := pagetest.All(doc, pagetest.WithClass("bar"))
+	bars := pagetest.All(pagetest.ByID(t, doc, "sections"), pagetest.WithClass("bar"))
 	require.Len(t, bars, len(rep.Layers), "one bar per layer")
 	var got []report.SectionReport
 	for i, bar := range bars {
@@ -150,7 +179,7 @@ func checkBars(t *testing.T, rep report.Report, doc *html.Node) {
 			assert.Equal(t, layer.Name, s.Layer)
 			wantTier := map[bool]string{true: "dynamic", false: "stable"}[boundaries > 0]
 			assert.Equal(t, wantTier, string(s.Tier), "%s is on the %s side of the boundary", s.ID, wantTier)
-			assert.Equal(t, "flex-grow: "+strconv.Itoa(s.Tokens), attrStr(child, "style"), "%s is as wide as its tokens", s.ID)
+			assert.True(t, strings.HasPrefix(attrStr(child, "style"), "flex-grow: "+strconv.Itoa(s.Tokens)+";"), "%s is as wide as its tokens", s.ID)
 			got = append(got, s)
 		}
 		assert.Equal(t, 1, boundaries, "%s: one cache boundary", layer.Name)
@@ -177,7 +206,7 @@ func checkSectionTable(t *testing.T, rep report.Report, doc *html.Node) {
 		c := pagetest.Cells(row)
 		require.Len(t, c, 6)
 		assert.Equal(t, want.ID+map[bool]string{true: "override", false: ""}[want.Overridden], c[1])
-		assert.Equal(t, []string{string(want.Tier), num(want.Chars), num(want.Tokens)}, c[2:5])
+		assert.Equal(t, []string{string(want.Tier), num(want.Tokens), num(want.Chars)}, c[2:5])
 	}
 }
 

@@ -107,16 +107,16 @@ func TestReportCommand(t *testing.T) {
 	code, out, errOut := cli("report", "list", "-workspace", p("ws"), "-request", p("r.toml"), "-config", p("c.toml"))
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "Bootstrap budget: 1,000 chars per file, 60,000 total")
-	assert.Regexp(t, `AGENTS\.md\s+OK\s+900\s+900\s+\(near limit\)`, out)
+	assert.Regexp(t, `AGENTS\.md\s+OK\s+225\s+225\s+900\s+900\s+\(near limit\)`, out)
 	assert.Regexp(t, `SOUL\.md\s+MISSING`, out)
-	assert.Regexp(t, `read\s+12\s+17`, out)
+	assert.Regexp(t, `read\s+3\s+5\s+12\s+17`, out)
 
 	// A file cut to the limit is past it: its cause names the limit and
 	// says nothing of being near it, in the list as on the page.
 	require.NoError(t, os.WriteFile(p("ws/SOUL.md"), []byte(strings.Repeat("y", 1500)), 0o644))
 	code, out, errOut = cli("report", "list", "-workspace", p("ws"), "-request", p("r.toml"), "-config", p("c.toml"))
 	require.Equal(t, 0, code, errOut)
-	assert.Regexp(t, `SOUL\.md\s+TRUNCATED\s+1,500\s+[0-9,]+\s+per-file limit\n`, out)
+	assert.Regexp(t, `SOUL\.md\s+TRUNCATED\s+[0-9,]+\s+[0-9,]+\s+1,500\s+[0-9,]+\s+per-file limit\n`, out)
 	code, out, errOut = cli("report", "html", "-workspace", p("ws"), "-request", p("r.toml"), "-config", p("c.toml"))
 	require.Equal(t, 0, code, errOut)
 	assert.Regexp(t, `<td class="cause">per-file limit</td>`, out)

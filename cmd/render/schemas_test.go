@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/report"
 )
 
 const (
@@ -32,9 +33,11 @@ type output struct {
 }
 
 // compileSchemas compiles every file in schemas/, which must be exactly
-// one per output document, each a draft 2020-12 schema with an $id and
-// a description. The compiler checks each against the draft's
-// meta-schema.
+// one per output document, each a draft 2020-12 schema with a
+// description. Each is compiled from its file by the library's default
+// loader, which reads files and nothing else: a schema that named
+// another by URL would fail here, so they validate offline as shipped.
+// The compiler checks each against the draft's meta-schema.
 func compileSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	t.Helper()
 	entries, err := os.ReadDir(schemaDir)
@@ -55,19 +58,19 @@ func compileSchemas(t *testing.T) map[string]*jsonschema.Schema {
 	c := jsonschema.NewCompiler()
 	compiled := map[string]*jsonschema.Schema{}
 	for _, name := range names {
-		f, err := os.Open(filepath.Join(schemaDir, name))
+		src, err := os.ReadFile(filepath.Join(schemaDir, name))
 		require.NoError(t, err)
-		doc, err := jsonschema.UnmarshalJSON(f)
-		f.Close()
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(src))
 		require.NoError(t, err, name)
 		top, ok := doc.(map[string]any)
 		require.True(t, ok, "%s is an object", name)
 		assert.Equal(t, draft202012, top["$schema"], name)
 		assert.NotEmpty(t, top["description"], name)
-		id, _ := top["$id"].(string)
-		require.True(t, strings.HasSuffix(id, "/cmd/render/schemas/"+name), "%s: $id %q names the file", name, id)
-		require.NoError(t, c.AddResource(id, doc), name)
-		compiled[name], err = c.Compile(id)
+		assert.NotContains(t, top, "$id", "%s: an absolute $id would make its relative references URLs", name)
+		assert.NotRegexp(t, `"\$ref": "[a-z]+:`, string(src), "%s refers to other schemas by relative path", name)
+		path, err := filepath.Abs(filepath.Join(schemaDir, name))
+		require.NoError(t, err)
+		compiled[name], err = c.Compile(path)
 		require.NoError(t, err, name)
 	}
 	return compiled
@@ -273,13 +276,15 @@ func packDiffOutputs(t *testing.T) []output {
 	})
 	direct, err := os.ReadFile(filepath.Join(exampleDir, "requests", "direct.toml"))
 	require.NoError(t, err)
+	examples, err := filepath.Glob(filepath.Join(exampleDir, "requests", "*.toml"))
+	require.NoError(t, err)
 	cases := []struct {
 		args  []string
 		stdin string
 		code  int
 	}{
-		{args: []string{"-pack-a", "builtin", "-pack-b", "builtin"}, code: exitOK},
-		{args: []string{"-pack-b", pack, "-tokenizer", "o200k"}, code: exitFail},
+		{args: append([]string{"-pack-a", "builtin", "-pack-b", "builtin"}, examples...), code: exitOK},
+		{args: append([]string{"-pack-b", pack, "-tokenizer", "o200k"}, examples...), code: exitFail},
 		{args: []string{"-pack-a", pack, "-pack-b", "builtin", "-", filepath.Join(exampleDir, "requests", "subagent.toml")}, stdin: string(direct), code: exitFail},
 	}
 	var outs []output
@@ -357,7 +362,7 @@ func TestSchemasRejectChangedDocuments(t *testing.T) {
 			rename(first(doc["skills"].(map[string]any)["skipped"]), "reason", "Reason")
 		}},
 		{"no schema_version", diffed, func(doc map[string]any) { delete(doc, "schema_version") }},
-		{"schema_version 2", rendered, func(doc map[string]any) { doc["schema_version"] = 2 }},
+		{"another schema_version", rendered, func(doc map[string]any) { doc["schema_version"] = report.SchemaVersion + 1 }},
 		{"extra key", reported, func(doc map[string]any) { doc["note"] = "x" }},
 		{"unknown tier", rendered, func(doc map[string]any) { first(layer0(doc)["sections"])["tier"] = "volatile" }},
 		{"differs without where", diffed, func(doc map[string]any) { delete(layer0(doc), "first_difference") }},

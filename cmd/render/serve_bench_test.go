@@ -77,7 +77,7 @@ func BenchmarkServe(b *testing.B) {
 					b.Fatal(err)
 				}
 				reply, err := out.ReadSlice('\n')
-				if err != nil || !bytes.HasPrefix(reply, []byte(`{"schema_version":1,"id":1,"result":`)) {
+				if err != nil || !bytes.HasPrefix(reply, []byte(`{"schema_version":2,"id":1,"result":`)) {
 					b.Fatalf("%v: %.200s", err, reply)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,4 +64,43 @@ func testClient(t *testing.T, interpreter, script string) {
 		`a bad request: <stdin>:3:20: mode = "bogus" is not allowed (want full, minimal, none) (line 3, col 20)`,
 		"",
 	}, "\n"), string(out))
+}
+
+// Each client takes the binary from --render, else $SYSPROMPT_RENDER,
+// else PATH, and without one names every place it looked.
+func TestClientsFindRender(t *testing.T) {
+	if _, err := exec.LookPath("render"); err == nil {
+		t.Skip("a render on PATH would answer the lookup this test expects to fail")
+	}
+	bin := buildRender(t)
+	onPath := t.TempDir()
+	require.NoError(t, os.Symlink(bin, filepath.Join(onPath, "render")))
+	for name, c := range map[string]struct{ interpreter, script string }{
+		"python": {"python3", "../../examples/clients/python/sysprompt_client.py"},
+		"node":   {"node", "../../examples/clients/node/sysprompt_client.js"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			interpreter := needInterpreter(t, c.interpreter)
+			run := func(env ...string) (string, string, error) {
+				cmd := exec.Command(interpreter, c.script, "-workspace", "../../examples/workspace")
+				cmd.Env = append(os.Environ(), env...)
+				var stdout, stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				return stdout.String(), stderr.String(), err
+			}
+			out, errOut, err := run("SYSPROMPT_RENDER=" + bin)
+			require.NoError(t, err, errOut)
+			assert.Contains(t, out, "stable prefix unchanged: yes")
+
+			out, errOut, err = run("SYSPROMPT_RENDER=", "PATH="+onPath+string(os.PathListSeparator)+os.Getenv("PATH"))
+			require.NoError(t, err, errOut)
+			assert.Contains(t, out, "stable prefix unchanged: yes")
+
+			_, errOut, err = run("SYSPROMPT_RENDER=/nowhere/render")
+			require.Error(t, err)
+			assert.Contains(t, errOut, "no render binary; tried --render (not set), $SYSPROMPT_RENDER=/nowhere/render (not an executable file), render on PATH (not found)")
+			assert.Contains(t, errOut, "go install github.com/sysprompt/sysprompt/cmd/render@latest")
+		})
+	}
 }

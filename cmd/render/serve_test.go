@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt/engine/report"
+
 	"github.com/sysprompt/sysprompt/engine"
 )
 
@@ -58,7 +60,7 @@ func decodeReply(t *testing.T, line string) wireReply {
 	dec := json.NewDecoder(strings.NewReader(line))
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&r), line)
-	require.Equal(t, 1, r.SchemaVersion)
+	require.Equal(t, report.SchemaVersion, r.SchemaVersion)
 	require.True(t, (r.Result == nil) != (r.Error == nil), "a result or an error: %s", line)
 	return r
 }

@@ -73,6 +73,9 @@ type AgentSettings struct {
 	Skills                           *[]string                 `toml:"skills"`
 	SkillsLimits                     *AgentSkillsLimits        `toml:"skillsLimits"`
 	PromptLimits                     *PromptLimitsConfig       `toml:"promptLimits"`
+	// ContextTokens is the model's context window in tokens, for the
+	// context report; it overrides the pack's templates/models.toml.
+	ContextTokens *int `toml:"contextTokens"`
 	// ContextLimits are the original's budgets for runtime excerpts
 	// (memory_get results, live tool results, AGENTS.md re-read after
 	// compaction). They never change the system prompt: the engine only
@@ -296,6 +299,26 @@ func (c *Config) applyTo(s *Settings, agent string) error {
 	return nil
 }
 
+// ContextTokens is the model's context window the config gives agent
+// (its own contextTokens, else agents.defaults'), 0 when it gives none.
+// It is for the context report, so it stays out of Settings, which
+// sections read.
+func (c *Config) ContextTokens(agent string) int {
+	if c == nil {
+		return 0
+	}
+	n := c.Agents.Defaults.ContextTokens
+	for _, a := range c.Agents.List {
+		if a.ID == agent && a.ContextTokens != nil {
+			n = a.ContextTokens
+		}
+	}
+	if n == nil {
+		return 0
+	}
+	return *n
+}
+
 // agentSetsSkillsBudget reports whether the agent (or the defaults) set a
 // per-agent skills budget, which wins over skills.limits.
 func (c *Config) agentSetsSkillsBudget(agent string) bool {
@@ -407,6 +430,7 @@ func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
 	errs := []error{
 		k.positive("bootstrapMaxChars", a.BootstrapMaxChars),
 		k.positive("bootstrapTotalMaxChars", a.BootstrapTotalMaxChars),
+		k.positive("contextTokens", a.ContextTokens),
 		k.enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, bootstrap.WarningModes...),
 		k.enum("timeFormat", a.TimeFormat, TimeFormats...),
 		k.zone("userTimezone", a.UserTimezone),

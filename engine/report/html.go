@@ -29,8 +29,19 @@ var htmlPage = sync.OnceValue(func() *template.Template {
 	}).Parse(htmlSource))
 })
 
-// hues is how many segment colours the page's style sheet defines.
-const hues = 8
+// segmentColour is the i-th segment's colour of a bar: hues 137 degrees
+// apart (137 and 360 are coprime, so no two of the first 360 share a
+// hue), lightness alternating, so neighbours differ and every segment
+// can be told by its legend entry's swatch.
+func segmentColour(i int) template.CSS {
+	return template.CSS(fmt.Sprintf("hsl(%d, 62%%, %d%%)", i*137%360, 42+i%2*14))
+}
+
+// groupLabels name the request's groups for people.
+var groupLabels = map[string]string{
+	"sections": "system text", "files": "workspace files", "skills": "skills catalog",
+	"boundary": "cache boundary", "tools": "tools (descriptions and schemas)", "messages": "messages",
+}
 
 // A bar is about barPixels wide on a desktop screen, and an id's label
 // takes about labelPixels per character plus labelPadding; narrower
@@ -82,6 +93,9 @@ func Thousands(n int) string {
 // template only places them.
 type pageView struct {
 	Report
+	Groups       []groupView // the request by group, each with its colour
+	WindowSegs   []groupView // the groups, the output reserve and free space, against the window
+	UsedShare    string      // of the window
 	Bars         []layerView
 	WithSchemas  int    // the prompt's chars plus the tool schemas
 	CachedTokens int    // every layer's stable prefix
@@ -107,11 +121,21 @@ type layerView struct {
 	LabelLeft bool
 }
 
+// groupView is one segment of the request or window bar and its
+// legend entry.
+type groupView struct {
+	Key, Label string
+	Colour     template.CSS
+	Size
+	Share     string // of the request, or of the window
+	ShowLabel bool   // wide enough for its label on a full-width page
+}
+
 type segmentView struct {
 	SectionReport
-	Hue   int
-	Share string // of the layer's section tokens
-	Label bool   // wide enough to print its id on a full-width page
+	Colour template.CSS
+	Share  string // of the layer's section tokens
+	Label  bool   // wide enough to print its id on a full-width page
 }
 
 type fileView struct {
@@ -133,6 +157,8 @@ type toolView struct {
 
 func newPageView(r Report) pageView {
 	v := pageView{Report: r}
+	v.Groups, v.WindowSegs = groupViews(r)
+	v.UsedShare = share(r.Window.Used, r.Window.ContextWindow)
 	for _, l := range r.Layers {
 		v.Bars = append(v.Bars, newLayerView(l, r.Sections))
 		v.CachedTokens += l.Stable.Tokens
@@ -158,7 +184,7 @@ func newLayerView(l LayerReport, sections []SectionReport) layerView {
 		if s.Layer != l.Name {
 			continue
 		}
-		v.Segs = append(v.Segs, segmentView{SectionReport: s, Hue: len(v.Segs) % hues})
+		v.Segs = append(v.Segs, segmentView{SectionReport: s, Colour: segmentColour(len(v.Segs))})
 		total += s.Tokens
 		if s.Tier == engine.TierStable {
 			stable += s.Tokens
@@ -178,6 +204,42 @@ func newLayerView(l LayerReport, sections []SectionReport) layerView {
 	v.DynamicShare = share(l.Dynamic.Tokens, l.Total.Tokens)
 	v.LabelLeft = stable*4 < total
 	return v
+}
+
+// groupColours are the groups' colours; the reserve and free space are
+// drawn apart, hatched and plain.
+var groupColours = map[string]template.CSS{
+	"sections": "#4e79a7", "files": "#59a14f", "skills": "#b07aa1",
+	"boundary": "#555b66", "tools": "#f28e2b", "messages": "#e15759",
+	"reserve": "#9aa2b0", "free": "#d5d9e0",
+}
+
+// groupViews are the request's groups, with their share of the request,
+// and the window bar: the groups, the output reserve and the free space,
+// with their share of the window (none when the window is unknown).
+func groupViews(r Report) (groups, window []groupView) {
+	for _, g := range r.Groups {
+		gv := groupView{Key: g.Name, Label: groupLabels[g.Name], Colour: groupColours[g.Name], Size: g.Size, Share: share(g.Tokens, r.Request.Tokens)}
+		gv.ShowLabel = g.Tokens*barPixels >= (labelPixels*utf8.RuneCountInString(gv.Label)+labelPadding)*max(1, r.Request.Tokens)
+		groups = append(groups, gv)
+	}
+	w := r.Window
+	if w.ContextWindow <= 0 {
+		return groups, nil
+	}
+	for _, g := range groups {
+		g.Share = share(g.Tokens, w.ContextWindow)
+		g.ShowLabel = false
+		window = append(window, g)
+	}
+	window = append(window,
+		groupView{Key: "reserve", Label: "output reserve", Colour: groupColours["reserve"], Size: Size{Tokens: w.OutputReserve}, Share: share(w.OutputReserve, w.ContextWindow)},
+		groupView{Key: "free", Label: "free", Colour: groupColours["free"], Size: Size{Tokens: max(0, w.Free)}, Share: share(max(0, w.Free), w.ContextWindow)})
+	for i := range window[len(window)-2:] {
+		g := &window[len(window)-2+i]
+		g.ShowLabel = g.Tokens*barPixels >= (labelPixels*utf8.RuneCountInString(g.Label)+labelPadding)*w.ContextWindow
+	}
+	return groups, window
 }
 
 func fileViews(files []FileReport) []fileView {

@@ -39,7 +39,11 @@ func hostileReport() report.Report {
 			Skipped: []skills.Skipped{{Name: hostile, Location: hostile, Reason: hostile}}},
 		Tools: report.ToolsReport{DescriptionChars: 10, SchemaChars: 20,
 			Entries: []report.ToolReport{{Name: hostile, DescriptionChars: 10, SchemaChars: 20}}},
-		Total: report.Size{Chars: 4000, Tokens: 1000},
+		Total:   report.Size{Chars: 4000, Tokens: 1000},
+		Request: report.Size{Chars: 4030, Tokens: 1008},
+		Groups:  []report.GroupReport{{Name: "sections", Size: report.Size{Chars: 4000, Tokens: 1000}}, {Name: "tools", Size: report.Size{Chars: 30, Tokens: 8}}},
+		Window: report.WindowReport{Model: "m-1", ContextWindow: 10000, OutputReserve: 2000, Source: "templates/models.toml",
+			Used: 1008, Free: 6992, UsedPermille: 100},
 	}
 }
 
@@ -66,7 +70,7 @@ func TestHTMLEscapesUntrustedNames(t *testing.T) {
 	assert.Equal(t, hostile, name)
 	assert.Equal(t, hostile, pagetest.Text(pagetest.All(files[0], func(n *html.Node) bool { return n.Data == "code" })[0]))
 
-	segs := pagetest.All(doc, pagetest.WithClass("seg"))
+	segs := pagetest.All(doc, pagetest.Tag("div", "data-section"))
 	require.Len(t, segs, 3)
 	id, _ := pagetest.Attr(segs[1], "data-section")
 	assert.Equal(t, hostile, id)
@@ -115,14 +119,14 @@ func TestHTMLContentSecurityPolicy(t *testing.T) {
 // every segment keeps its figures in its title.
 func TestHTMLSegmentLabels(t *testing.T) {
 	doc := pagetest.Parse(t, writePage(t, hostileReport()))
-	segs := pagetest.All(doc, pagetest.WithClass("seg"))
+	segs := pagetest.All(doc, pagetest.Tag("div", "data-section"))
 	require.Len(t, segs, 3)
 	assert.Equal(t, "big", pagetest.Text(segs[0]), "899 of 1,000 tokens")
 	assert.Empty(t, pagetest.Text(segs[1]), "1 of 1,000 tokens")
 	title, _ := pagetest.Attr(segs[1], "title")
 	assert.Contains(t, title, ": 1 tokens, 4 chars, 0.1%")
 	style, _ := pagetest.Attr(segs[0], "style")
-	assert.Equal(t, "flex-grow: 899", style)
+	assert.Equal(t, "flex-grow: 899; background-color: hsl(0, 62%, 42%)", style)
 }
 
 // The text people read shows the report's numbers, each from its own
@@ -131,17 +135,28 @@ func TestHTMLShowsTheNumbers(t *testing.T) {
 	r := hostileReport()
 	r.Skills.Found, r.Tools.SchemaChars = 1200, 2345
 	doc := pagetest.Parse(t, writePage(t, r))
-	assert.Equal(t, map[string]string{"Prompt": "1,000 tokens", "Cacheable prefix": "900 tokens · 90.0%",
-		"Prompt text": "4,000 chars", "With tool schemas": "6,345 chars"}, pagetest.Cards(t, pagetest.ByID(t, doc, "totals")))
+	assert.Equal(t, map[string]string{"Request": "1,008 tokens · 4,030 chars", "Context window": "10,000 tokens · m-1",
+		"Used": "10.0% of the window", "Free": "6,992 tokens after a 2,000-token output reserve",
+		"Cacheable prefix": "900 tokens · 90.0% of the prompt"}, pagetest.Cards(t, pagetest.ByID(t, doc, "totals")))
+	keys := pagetest.All(pagetest.ByID(t, doc, "request"), pagetest.WithAttr("data-legend"))
+	var legend []string
+	for _, k := range keys {
+		legend = append(legend, pagetest.Text(k))
+	}
+	assert.Equal(t, []string{
+		"system text: 1,000 tokens (4,000 chars), 10.0%", "tools (descriptions and schemas): 8 tokens (30 chars), 0.0%",
+		"output reserve: 2,000 tokens, 20.0%", "free: 6,992 tokens, 69.9%",
+		"system text: 1,000 tokens (4,000 chars), 99.2%", "tools (descriptions and schemas): 8 tokens (30 chars), 0.7%",
+	}, legend, "the window's legend, then the request's")
 	figures := pagetest.All(doc, pagetest.WithClass("figures"))
 	require.Len(t, figures, 1)
 	assert.Equal(t, "1,000 tokens · 4,000 chars · 3 sections", pagetest.Text(figures[0]))
-	legend := pagetest.All(doc, pagetest.WithClass("legend"))
-	require.NotEmpty(t, legend)
-	assert.Equal(t, "stable prefix: 900 tokens (90.0%)dynamic: 100 tokens (10.0%)", pagetest.Text(legend[0]))
+	layerLegend := pagetest.All(pagetest.ByID(t, doc, "sections"), pagetest.WithClass("legend"))
+	require.NotEmpty(t, layerLegend)
+	assert.Equal(t, "stable prefix: 900 tokens (90.0%)cache boundary: 0 tokensdynamic, striped: 100 tokens (10.0%)", pagetest.Text(layerLegend[0]))
 	rows := pagetest.All(doc, pagetest.Tag("tr", "data-section"))
 	require.Len(t, rows, 3)
-	assert.Equal(t, []string{"", "big", "stable", "3,596", "899", "89.9%"}, pagetest.Cells(rows[0]))
+	assert.Equal(t, []string{"", "big", "stable", "899", "3,596", "89.9%"}, pagetest.Cells(rows[0]))
 	files := pagetest.All(doc, pagetest.WithAttr("data-file"))
 	require.Len(t, files, 1)
 	assert.Equal(t, []string{hostile, "TRUNCATED", "300", "100", "", "per-file limit"}, pagetest.Cells(files[0]),
@@ -161,7 +176,7 @@ func TestHTMLEmptyReport(t *testing.T) {
 	assert.Contains(t, page, "No layers were rendered.")
 	assert.Contains(t, page, "No workspace files.")
 	assert.Empty(t, pagetest.All(doc, pagetest.WithClass("bar")))
-	assert.Len(t, pagetest.All(doc, func(n *html.Node) bool { return n.Data == "section" }), 5)
+	assert.Len(t, pagetest.All(doc, func(n *html.Node) bool { return n.Data == "section" }), 6)
 }
 
 func TestThousands(t *testing.T) {

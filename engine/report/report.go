@@ -54,6 +54,13 @@ type Report struct {
 	Skills        SkillsReport      `json:"skills"`
 	Tools         ToolsReport       `json:"tools"`
 	Total         Size              `json:"total"` // every layer's text
+	// Request is the headline: the system text, the tools and the
+	// messages, the sum of Parts.
+	Request  Size          `json:"request"`
+	Parts    []Part        `json:"parts"`
+	Groups   []GroupReport `json:"groups"`
+	Window   WindowReport  `json:"window"`
+	Warnings []Warning     `json:"warnings"`
 }
 
 // Size is a character count and its token count.
@@ -84,6 +91,11 @@ type FileReport struct {
 	Status        string `json:"status"`
 	RawChars      int    `json:"raw_chars"`
 	InjectedChars int    `json:"injected_chars"`
+	// InjectedTokens counts the injected text once, as printed; RawTokens
+	// counts the whole file when it was injected whole, and is scaled from
+	// the characters otherwise (the report keeps only the injected text).
+	InjectedTokens int `json:"injected_tokens"`
+	RawTokens      int `json:"raw_tokens"`
 	// Causes are the budgets that cut the file: "per-file limit", "total
 	// limit", or both.
 	Causes    []string `json:"causes,omitempty"`
@@ -102,12 +114,14 @@ type FileReport struct {
 // already names the limit it reached.
 func (f FileReport) ShowNearLimit() bool { return f.NearLimit && f.Status != "TRUNCATED" }
 
-// LayerReport sizes one layer and its stable prefix.
+// LayerReport sizes one layer and its stable prefix: Stable, Boundary
+// and Dynamic sum to Total, each the sum of the layer's parts.
 type LayerReport struct {
 	Name         string `json:"name"`
 	Total        Size   `json:"total"`
 	Stable       Size   `json:"stable"`
 	Dynamic      Size   `json:"dynamic"`
+	Boundary     Size   `json:"boundary"` // the marker and the blank lines around it
 	StableSHA256 string `json:"stable_sha256"`
 }
 
@@ -122,17 +136,18 @@ type SectionReport struct {
 
 // SkillsReport covers the skills catalog.
 type SkillsReport struct {
-	Found        int              `json:"found"`
-	Eligible     int              `json:"eligible"`
-	Listed       int              `json:"listed"`
-	CatalogChars int              `json:"catalog_chars"`
-	Descriptions bool             `json:"descriptions"`
-	Note         string           `json:"note,omitempty"`
-	Entries      []SkillBlock     `json:"entries"`
-	Skipped      []skills.Skipped `json:"skipped"`
-	Problems     []skills.Problem `json:"problems"`
-	Warnings     []skills.Problem `json:"warnings"`
-	Cuts         []SkillsCut      `json:"cuts"`
+	Found         int              `json:"found"`
+	Eligible      int              `json:"eligible"`
+	Listed        int              `json:"listed"`
+	CatalogChars  int              `json:"catalog_chars"`
+	CatalogTokens int              `json:"catalog_tokens"`
+	Descriptions  bool             `json:"descriptions"`
+	Note          string           `json:"note,omitempty"`
+	Entries       []SkillBlock     `json:"entries"`
+	Skipped       []skills.Skipped `json:"skipped"`
+	Problems      []skills.Problem `json:"problems"`
+	Warnings      []skills.Problem `json:"warnings"`
+	Cuts          []SkillsCut      `json:"cuts"`
 }
 
 // SkillsCut is a discovery bound that stopped the search of a skills
@@ -154,24 +169,36 @@ type SkillBlock struct {
 // ToolsReport covers tool descriptions and schemas, which count toward
 // the context even though schemas are not printed as prompt text.
 type ToolsReport struct {
-	DescriptionChars int          `json:"description_chars"`
-	SchemaChars      int          `json:"schema_chars"`
-	Entries          []ToolReport `json:"entries"`
+	DescriptionChars  int          `json:"description_chars"`
+	SchemaChars       int          `json:"schema_chars"`
+	DescriptionTokens int          `json:"description_tokens"`
+	SchemaTokens      int          `json:"schema_tokens"`
+	Entries           []ToolReport `json:"entries"`
 }
 
 // ToolReport is one tool's description and schema size.
 type ToolReport struct {
-	Name             string `json:"name"`
-	DescriptionChars int    `json:"description_chars"`
-	SchemaChars      int    `json:"schema_chars"`
+	Name              string `json:"name"`
+	DescriptionChars  int    `json:"description_chars"`
+	SchemaChars       int    `json:"schema_chars"`
+	DescriptionTokens int    `json:"description_tokens"`
+	SchemaTokens      int    `json:"schema_tokens"`
 }
 
 // Build builds the context report for a result. tok may be nil for the
-// ceil(chars/4) estimate.
-func Build(r *engine.Result, tok Tokenizer) Report {
+// ceil(chars/4) estimate. Character counts come from the sizes the
+// render recorded, so with the estimate the report never reads the
+// prompt; an exact tokenizer counts each part's text.
+func Build(r *engine.Result, tok Tokenizer, opts ...Option) Report {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if tok == nil {
 		tok = EstimateTokens{}
 	}
+	_, estimate := tok.(EstimateTokens)
+	z := sizer{tok: tok, estimate: estimate}
 	rep := Report{
 		SchemaVersion: SchemaVersion,
 		Tokenizer:     tok.Name(),
@@ -181,71 +208,45 @@ func Build(r *engine.Result, tok Tokenizer) Report {
 		Omitted:       r.Omitted,
 		Sections:      make([]SectionReport, 0, sectionCount(r.Layers)),
 		Layers:        make([]LayerReport, 0, len(r.Layers)),
+		Parts:         []Part{},
 	}
 	if rep.Omitted == nil {
 		rep.Omitted = []engine.Omission{}
 	}
-	rep.Bootstrap = bootstrapReport(r)
-	_, estimate := tok.(EstimateTokens)
-	// Character counts come from the section sizes the render recorded and
-	// the known separators, so the report never recounts the prompt; only
-	// an exact tokenizer has to read the text.
-	size := func(text string, chars int) Size {
-		if estimate {
-			return Size{Chars: chars, Tokens: (chars + 3) / 4}
-		}
-		return Size{Chars: chars, Tokens: tok.Count(text)}
-	}
-	boundaryChars := utf8.RuneCountInString(r.Boundary)
+	items := embeddedTexts(r)
 	for _, l := range r.Layers {
-		var stableChars, dynamicChars, nStable, nDynamic int
-		for _, s := range l.Sections {
-			rep.Sections = append(rep.Sections, SectionReport{Layer: l.Name, Tier: s.Tier, ID: s.ID, Overridden: s.Overridden,
-				Size: size(l.Text[s.Start:s.End], s.Chars)})
-			if s.Tier == engine.TierStable {
-				stableChars += s.Chars
-				nStable++
-			} else {
-				dynamicChars += s.Chars
-				nDynamic++
+		parts, sizes := layerParts(l, r.Boundary, items, z)
+		for i, s := range l.Sections {
+			rep.Sections = append(rep.Sections, SectionReport{Layer: l.Name, Tier: s.Tier, ID: s.ID, Overridden: s.Overridden, Size: sizes[i]})
+		}
+		lr := LayerReport{Name: l.Name, StableSHA256: l.StableSHA256}
+		for _, p := range parts {
+			switch {
+			case p.Kind == KindBoundary:
+				lr.Boundary = lr.Boundary.plus(p.Size)
+			case p.Tier == engine.TierStable:
+				lr.Stable = lr.Stable.plus(p.Size)
+			default:
+				lr.Dynamic = lr.Dynamic.plus(p.Size)
 			}
 		}
-		stableChars += 2 * max(0, nStable-1)
-		dynamicChars += 2 * max(0, nDynamic-1)
-		total := textChars(stableChars, dynamicChars, nStable, nDynamic, boundaryChars, r.Mode != engine.ModeNone)
-		lr := LayerReport{Name: l.Name, Total: size(l.Text, total), Stable: size(l.Stable, stableChars),
-			Dynamic: size(l.Dynamic, dynamicChars), StableSHA256: l.StableSHA256}
+		lr.Total = lr.Stable.plus(lr.Boundary).plus(lr.Dynamic)
 		rep.Layers = append(rep.Layers, lr)
-		rep.Total.Chars += lr.Total.Chars
-		rep.Total.Tokens += lr.Total.Tokens
+		rep.Total = rep.Total.plus(lr.Total)
+		rep.Parts = append(rep.Parts, parts...)
 	}
-	rep.Skills = skillsReport(r)
-	rep.Tools = toolsReport(r.Tools)
+	rep.Bootstrap = bootstrapReport(r, z)
+	rep.Skills = skillsReport(r, rep.Parts)
+	tools := toolParts(r.Tools, z)
+	rep.Tools = toolsReport(tools)
+	rep.Parts = append(append(rep.Parts, tools...), messageParts(o.messages, z)...)
+	for _, p := range rep.Parts {
+		rep.Request = rep.Request.plus(p.Size)
+	}
+	rep.Groups = groups(rep.Parts)
+	rep.Window = windowReport(r.Window, o.window, rep.Request.Tokens)
+	rep.Warnings = warnings(rep, r.Settings.MaxSkillsPromptChars)
 	return rep
-}
-
-// textChars is the length of a layer's text from its parts, the way the
-// engine joins them: one blank line between parts, the marker line
-// between the tiers (not in mode none), and a final newline.
-func textChars(stable, dynamic, nStable, nDynamic, boundary int, marked bool) int {
-	if !marked {
-		total := stable + dynamic
-		if nStable > 0 && nDynamic > 0 {
-			total += 2
-		}
-		if nStable+nDynamic > 0 {
-			total++
-		}
-		return total
-	}
-	total := stable + boundary + 1 // the marker line
-	if nStable > 0 {
-		total += 2
-	}
-	if nDynamic > 0 {
-		total += dynamic + 2
-	}
-	return total
 }
 
 func sectionCount(layers []engine.Layer) int {
@@ -256,7 +257,7 @@ func sectionCount(layers []engine.Layer) int {
 	return n
 }
 
-func bootstrapReport(r *engine.Result) BootstrapReport {
+func bootstrapReport(r *engine.Result, z sizer) BootstrapReport {
 	b := BootstrapReport{
 		MaxChars:         r.Settings.BootstrapMaxChars,
 		TotalMaxChars:    r.Settings.BootstrapTotalMaxChars,
@@ -276,6 +277,11 @@ func bootstrapReport(r *engine.Result) BootstrapReport {
 		}
 		fr := FileReport{Name: f.Name, Path: f.Display, Status: string(f.Status), RawChars: f.RawChars,
 			InjectedChars: f.InjectedChars, NearLimit: f.NearLimit, Reason: f.Reason, Dynamic: f.Dynamic}
+		fr.InjectedTokens = z.text(printedText(f.Content, r.Boundary)).Tokens
+		fr.RawTokens = (f.RawChars + 3) / 4
+		if f.InjectedChars > 0 {
+			fr.RawTokens = (fr.InjectedTokens*f.RawChars + f.InjectedChars - 1) / f.InjectedChars
+		}
 		for _, c := range f.Causes {
 			fr.Causes = append(fr.Causes, string(c))
 		}
@@ -288,10 +294,10 @@ func bootstrapReport(r *engine.Result) BootstrapReport {
 	return b
 }
 
-// skillsReport takes the catalog's figures from the catalog build. They
-// count once for every layer that prints the catalog, and not at all
-// when no section printed it.
-func skillsReport(r *engine.Result) SkillsReport {
+// skillsReport takes the catalog's figures from the catalog build and
+// the catalog parts: they count once for every place the prompt prints
+// the catalog, and not at all when no section printed it.
+func skillsReport(r *engine.Result, parts []Part) SkillsReport {
 	c := r.Skills
 	s := SkillsReport{Found: c.Found, Eligible: c.Eligible, Listed: c.Listed, Descriptions: c.Descriptions, Note: c.Note,
 		Entries: make([]SkillBlock, 0, len(c.Skills)), Skipped: c.Skipped, Problems: c.Problems}
@@ -310,12 +316,13 @@ func skillsReport(r *engine.Result) SkillsReport {
 		s.Cuts = append(s.Cuts, SkillsCut{Root: cut.Root, Reason: cut.Reason, Skipped: cut.Skipped})
 	}
 	shown := 0
-	if catalog := r.SkillsSize.Text; catalog != "" {
-		for _, l := range r.Layers {
-			shown += strings.Count(l.Text, catalog)
+	for _, p := range parts {
+		if p.Kind == KindSkills {
+			shown++
+			s.CatalogChars += p.Chars
+			s.CatalogTokens += p.Tokens
 		}
 	}
-	s.CatalogChars = shown * r.SkillsSize.Chars
 	for i, sk := range c.Skills {
 		b := SkillBlock{Name: sk.Name, Location: sk.Location}
 		if shown > 0 && i < len(r.SkillsSize.Blocks) {
@@ -326,17 +333,23 @@ func skillsReport(r *engine.Result) SkillsReport {
 	return s
 }
 
-func toolsReport(tools []engine.Tool) ToolsReport {
-	t := ToolsReport{Entries: make([]ToolReport, 0, len(tools))}
-	for _, tool := range tools {
-		schema := 0
-		if tool.Schema != nil {
-			schema = jsonChars(tool.Schema)
+// toolsReport gathers each tool's description and schema parts.
+func toolsReport(parts []Part) ToolsReport {
+	t := ToolsReport{Entries: []ToolReport{}}
+	for _, p := range parts {
+		if p.Kind == KindToolDesc {
+			t.Entries = append(t.Entries, ToolReport{Name: p.Name})
 		}
-		tr := ToolReport{Name: tool.Name, DescriptionChars: utf8.RuneCountInString(tool.Description), SchemaChars: schema}
-		t.Entries = append(t.Entries, tr)
-		t.DescriptionChars += tr.DescriptionChars
-		t.SchemaChars += tr.SchemaChars
+		e := &t.Entries[len(t.Entries)-1]
+		if p.Kind == KindToolDesc {
+			e.DescriptionChars, e.DescriptionTokens = p.Chars, p.Tokens
+			t.DescriptionChars += p.Chars
+			t.DescriptionTokens += p.Tokens
+		} else {
+			e.SchemaChars, e.SchemaTokens = p.Chars, p.Tokens
+			t.SchemaChars += p.Chars
+			t.SchemaTokens += p.Tokens
+		}
 	}
 	return t
 }

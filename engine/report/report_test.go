@@ -55,7 +55,7 @@ func TestReportFigures(t *testing.T) {
 	require.Len(t, b.Files, 3)
 
 	agents, soul, tools := b.Files[0], b.Files[1], b.Files[2]
-	assert.Equal(t, report.FileReport{Name: "AGENTS.md", Path: "/ws/AGENTS.md", Status: "OK", RawChars: 90, InjectedChars: 90, NearLimit: true}, agents)
+	assert.Equal(t, report.FileReport{Name: "AGENTS.md", Path: "/ws/AGENTS.md", Status: "OK", RawChars: 90, InjectedChars: 90, InjectedTokens: 23, RawTokens: 23, NearLimit: true}, agents)
 
 	assert.Equal(t, "TRUNCATED", soul.Status)
 	assert.Equal(t, 200, soul.RawChars)
@@ -83,9 +83,15 @@ func TestReportFigures(t *testing.T) {
 	// Layer sizes are computed, not counted: check them against the text.
 	l := rep.Layers[0]
 	assert.Equal(t, len([]rune(res.Layers[0].Stable)), l.Stable.Chars)
-	assert.Equal(t, len([]rune(res.Layers[0].Dynamic)), l.Dynamic.Chars)
+	assert.Equal(t, len([]rune(res.Layers[0].Dynamic))+1, l.Dynamic.Chars, "and the final newline")
 	assert.Equal(t, len([]rune(res.Layers[0].Text)), l.Total.Chars)
-	assert.Equal(t, (l.Stable.Chars+3)/4, l.Stable.Tokens)
+	stable := 0
+	for _, p := range rep.Parts {
+		if p.Tier == engine.TierStable {
+			stable += p.Tokens
+		}
+	}
+	assert.Equal(t, stable, l.Stable.Tokens, "the stable tier's parts")
 	assert.Equal(t, res.Layers[0].StableSHA256, l.StableSHA256)
 	assert.Equal(t, l.Total, rep.Total)
 }
@@ -98,7 +104,7 @@ func TestReportTools(t *testing.T) {
 	res := packtest.Render(t, packtest.MinimalPack(t, packtest.Manifest(`"identity"`), nil), req)
 	rep := report.Build(res, nil)
 	// {"properties":{"path":{"type":"string"}},"type":"object"} is 57 characters.
-	assert.Equal(t, []report.ToolReport{{Name: "read", DescriptionChars: 12, SchemaChars: 57}, {Name: "ping"}}, rep.Tools.Entries)
+	assert.Equal(t, []report.ToolReport{{Name: "read", DescriptionChars: 12, SchemaChars: 57, DescriptionTokens: 3, SchemaTokens: 15}, {Name: "ping"}}, rep.Tools.Entries)
 	assert.Equal(t, 12, rep.Tools.DescriptionChars)
 	assert.Equal(t, 57, rep.Tools.SchemaChars)
 }

@@ -1,6 +1,6 @@
 // Package pack loads a template pack: the manifest, the section files and
-// their front matter, partials, the core tool table, the channel catalog
-// and model overlays.
+// their front matter, partials, the core tool table, the channel catalog,
+// model overlays and model context windows.
 // It validates them with file, line and column, parses every template
 // once into one set, and checks statically that no stable section reads
 // a volatile field. A loaded Pack is read-only.
@@ -108,6 +108,7 @@ type Pack struct {
 	Tools     []ToolEntry         // the core tool table, in order
 	Overlays  []*Overlay          // sorted by file name
 	Channels  view.ChannelCatalog // templates/channels.toml, in file order
+	Models    []ModelWindow       // templates/models.toml, in file order
 	Warnings  []*diag.Error
 	broken    map[string]bool // section files that failed to load (already reported)
 }
@@ -217,6 +218,8 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 	p.Overlays, perrs = readOverlays(fsys)
 	errs = append(errs, perrs...)
 	p.Channels, perrs = readChannels(fsys)
+	errs = append(errs, perrs...)
+	p.Models, perrs = readModels(fsys)
 	errs = append(errs, perrs...)
 	errs = append(errs, p.validateManifest(string(src))...)
 	if len(errs) > 0 {

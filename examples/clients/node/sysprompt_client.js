@@ -9,8 +9,8 @@
 //
 // `render serve` reads one JSON object a line on stdin,
 // {"id": ..., "request": {...}}, and writes one JSON line for each,
-// {"schema_version": 1, "id": ..., "result": {...}} or
-// {"schema_version": 1, "id": ..., "error": {"message": ..., "file": ...,
+// {"schema_version": 2, "id": ..., "result": {...}} or
+// {"schema_version": 2, "id": ..., "error": {"message": ..., "file": ...,
 // "line": ..., "col": ...}}, in order. Serve keeps one warm engine, so a
 // turn costs a pipe round trip plus a warm render.
 //
@@ -110,8 +110,41 @@ class Serve {
   }
 }
 
+// findRender returns the render binary: given (a --render argument), else
+// $SYSPROMPT_RENDER, else render on PATH. It throws an error naming every
+// place it looked when none has one.
+function findRender(given) {
+  const executable = (file) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const tried = [];
+  for (const [where, name] of [["--render", given], ["$SYSPROMPT_RENDER", process.env.SYSPROMPT_RENDER]]) {
+    if (!name) {
+      tried.push(`${where} (not set)`);
+    } else if (executable(name)) {
+      return name;
+    } else {
+      tried.push(`${where}=${name} (not an executable file)`);
+    }
+  }
+  for (const dir of (process.env.PATH || "").split(path.delimiter)) {
+    const file = path.join(dir || ".", process.platform === "win32" ? "render.exe" : "render");
+    if (executable(file)) {
+      return file;
+    }
+  }
+  tried.push("render on PATH (not found)");
+  throw new Error(`no render binary; tried ${tried.join(", ")}; ` +
+    "install it with: go install github.com/sysprompt/sysprompt/cmd/render@latest");
+}
+
 async function main(argv) {
-  let render = process.env.SYSPROMPT_RENDER || "render";
+  let render;
   let requestFile = path.join(__dirname, "..", "direct.json");
   const flags = [];
   for (let i = 0; i < argv.length; i++) {
@@ -128,7 +161,7 @@ async function main(argv) {
   }
   const request = JSON.parse(fs.readFileSync(requestFile, "utf8"));
 
-  const client = new Serve(render, flags);
+  const client = new Serve(findRender(render), flags);
   try {
     // Both requests are sent before either reply is read; ids match them.
     const [first, second] = (await Promise.all([client.render(request), client.render(request)]))
@@ -150,7 +183,7 @@ async function main(argv) {
   }
 }
 
-module.exports = { Serve, ServeError };
+module.exports = { Serve, ServeError, findRender };
 
 if (require.main === module) {
   main(process.argv.slice(2)).catch((err) => {

@@ -8,8 +8,8 @@
 
 `render serve` reads one JSON object a line on stdin,
 {"id": ..., "request": {...}}, and writes one JSON line for each,
-{"schema_version": 1, "id": ..., "result": {...}} or
-{"schema_version": 1, "id": ..., "error": {"message": ..., "file": ...,
+{"schema_version": 2, "id": ..., "result": {...}} or
+{"schema_version": 2, "id": ..., "error": {"message": ..., "file": ...,
 "line": ..., "col": ...}}, in order. Serve keeps one warm engine, so a
 turn costs a pipe round trip plus a warm render.
 
@@ -24,6 +24,7 @@ and shows the error a bad request gets:
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -41,6 +42,27 @@ class ServeError(Exception):
         self.line = error.get("line")
         self.col = error.get("col")
         self.section = error.get("section")
+
+
+def find_render(given=None):
+    """The render binary: given (a --render argument), else
+    $SYSPROMPT_RENDER, else render on PATH. Raises RuntimeError naming
+    every place it looked when none has one."""
+    tried = []
+    for where, name in (("--render", given), ("$SYSPROMPT_RENDER", os.environ.get("SYSPROMPT_RENDER"))):
+        if not name:
+            tried.append("%s (not set)" % where)
+            continue
+        found = shutil.which(name)
+        if found:
+            return found
+        tried.append("%s=%s (not an executable file)" % (where, name))
+    found = shutil.which("render")
+    if found:
+        return found
+    tried.append("render on PATH (not found)")
+    raise RuntimeError("no render binary; tried " + ", ".join(tried) +
+                       "; install it with: go install github.com/sysprompt/sysprompt/cmd/render@latest")
 
 
 class Serve:
@@ -130,8 +152,8 @@ def main(argv):
         epilog="Other arguments are passed to render serve "
         "(default: -workspace examples/workspace).",
     )
-    parser.add_argument("--render", default=os.environ.get("SYSPROMPT_RENDER", "render"),
-                        help="the render binary (default: $SYSPROMPT_RENDER or render)")
+    parser.add_argument("--render",
+                        help="the render binary (default: $SYSPROMPT_RENDER, else render on PATH)")
     parser.add_argument("--request", default=os.path.join(here, "..", "direct.json"),
                         help="a JSON request file (default: examples/clients/direct.json)")
     args, flags = parser.parse_known_args(argv)
@@ -140,7 +162,7 @@ def main(argv):
     with open(args.request, encoding="utf-8") as f:
         request = json.load(f)
 
-    client = Serve([args.render], flags)
+    client = Serve([find_render(args.render)], flags)
     try:
         # Two threads: both requests are sent before either reply is read,
         # and their ids match them.
