@@ -47,14 +47,17 @@ type Result struct {
 	// in, for a watch that calls Engine.SkillsChanged.
 	SkillDirs []string
 	Tools     []Tool // the request's tools, for the report's schema sizes
-	Window    Window // the model's context window, for the report
 	// Warnings are problems the render worked around, its prompt whole:
 	// a *host.StateError (engine/host) for a state file it could not lock, read or
 	// write, which may cost a repeated truncation notice.
 	Warnings []error
 
 	warningMode bootstrap.WarningMode
-	outline     *Outline // shared by every result of the harness; see Outline
+	// What Window reads, kept rather than resolved: only a report asks.
+	pack          *pack.Pack
+	model         string
+	contextTokens int
+	outline       *Outline // shared by every result of the harness; see Outline
 }
 
 // Layer is the prompt for one carrier of a harness (the embedded harness
@@ -91,16 +94,17 @@ type Window struct {
 	Source        string // "config contextTokens", "templates/models.toml" or ""
 }
 
-// window resolves the Window of a run on model with the config's
-// contextTokens (0 when unset).
-func (e *Engine) window(model string, configured int) Window {
-	w := Window{Model: model}
-	if m, ok := e.pack.Window(model); ok {
+// Window is the run's model and its context window: the config's
+// contextTokens when set, else the first entry of the pack's
+// templates/models.toml that matches the model.
+func (r *Result) Window() Window {
+	w := Window{Model: r.model}
+	if m, ok := r.pack.Window(r.model); ok {
 		w.ContextWindow, w.OutputReserve, w.Source = m.ContextWindow, m.OutputReserve, "templates/models.toml"
 	}
-	if configured > 0 {
-		w.ContextWindow, w.Source = configured, "config contextTokens"
-		w.OutputReserve = min(w.OutputReserve, configured/2)
+	if r.contextTokens > 0 {
+		w.ContextWindow, w.Source = r.contextTokens, "config contextTokens"
+		w.OutputReserve = min(w.OutputReserve, r.contextTokens/2)
 	}
 	return w
 }
@@ -190,7 +194,7 @@ func (e *Engine) begin(ctx context.Context, set *renderSet, req *Request) (*rend
 	if req.Mode == ModeNone {
 		res.Boundary = "" // the text holds no marker
 	}
-	res.Window = e.window(req.Runtime.Model, e.opts.config.ContextTokens(req.Agent))
+	res.pack, res.model, res.contextTokens = e.pack, req.Runtime.Model, e.opts.config.ContextTokens(req.Agent)
 	ctx = bootstrap.CollectProblems(ctx, &res.Warnings) // the warning store's
 
 	var ws *vfs.Workspace
