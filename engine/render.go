@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -211,7 +210,7 @@ func (e *Engine) begin(ctx context.Context, set *renderSet, req *Request) (*rend
 		return nil, nil, nil, err
 	}
 	res.Skills, res.SkillsSize, res.SkillDirs = sk.catalog, sk.size, sk.dirs
-	stableFiles, dynamicFiles := splitFiles(files)
+	stableFiles, dynamicFiles := dot.SplitFiles(files)
 	st := renderState{e: e, set: set, req: req, contrib: contrib, files: files.Files, d: dot.Derived{
 		Overrides:     view.OverrideSet(contrib.Overrides),
 		Skills:        sk.view,
@@ -221,7 +220,7 @@ func (e *Engine) begin(ctx context.Context, set *renderSet, req *Request) (*rend
 		StablePrefix:  contrib.StablePrefix,
 		DynamicFiles:  dynamicFiles,
 		DynamicSuffix: contrib.DynamicSuffix,
-		Truncation:    truncationInfo(res.TruncationWarned, files.Files),
+		Truncation:    dot.Truncation(res.TruncationWarned, files.Files),
 	}}
 	st.d.BootstrapMode = bootstrapMode(req, files) // "" without a workspace: nothing was loaded
 	st.d.Today = localDate(req.Date, settings.UserTimezone)
@@ -269,16 +268,8 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 		}
 		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: err}
 	}
-	req.Mode = cmp.Or(req.Mode, ModeFull)
-	req.Harness = cmp.Or(req.Harness, DefaultHarness)
-	if req.SessionKind == "" {
-		req.SessionKind = cmp.Or(sessionKindOfKey(req.Session.Key), "main")
-	}
-	if req.ChatType == "" {
-		req.ChatType = chatTypeOfKey(req.Session.Key)
-	}
-	if req.LightContext && req.SessionKind != "cron" {
-		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: fmt.Errorf("light_context is for cron runs; this is a %s session", req.SessionKind)}
+	if err := req.Complete(); err != nil {
+		return nil, config.Settings{}, &Error{Phase: PhaseRequest, Err: err}
 	}
 	h, ok := e.pack.Harnesses[req.Harness]
 	if !ok {
@@ -286,46 +277,6 @@ func (e *Engine) prepare(req *Request) (*pack.Harness, config.Settings, error) {
 	}
 	settings, err := e.resolve(req)
 	return h, settings, err
-}
-
-// Session keys name a session for its life, as the original product
-// writes them: "agent:<agent>:<channel>:<kind>:<peer>" for a chat
-// ("agent:wren:discord:group:…"), "agent:<agent>:subagent:…" and
-// "agent:<agent>:cron:…" for the other runs. When a request leaves the
-// session's kind or chat type unset, its key decides, so the private
-// files stay private. keyParts is the key's parts after "agent:<agent>",
-// lower-cased, and whether the key has that form; a key in another form
-// is all parts.
-func keyParts(key string) ([]string, bool) {
-	parts := strings.Split(strings.ToLower(key), ":")
-	if len(parts) >= 2 && parts[0] == "agent" {
-		return parts[2:], true
-	}
-	return parts, false
-}
-
-// sessionKindOfKey is "subagent" or "cron" when the key's first part
-// after the agent says so, "" otherwise.
-func sessionKindOfKey(key string) string {
-	if parts, _ := keyParts(key); len(parts) > 0 && (parts[0] == "subagent" || parts[0] == "cron") {
-		return parts[0]
-	}
-	return ""
-}
-
-// chatTypeOfKey is "group" or "channel" when a part after the key's
-// channel says so, "" otherwise.
-func chatTypeOfKey(key string) string {
-	parts, agentForm := keyParts(key)
-	if agentForm && len(parts) > 0 {
-		parts = parts[1:] // the channel's own name
-	}
-	for _, part := range parts {
-		if part == "group" || part == "channel" {
-			return part
-		}
-	}
-	return ""
 }
 
 // resolve applies the config precedence for req (see Resolve).
@@ -348,48 +299,6 @@ func (e *Engine) otherWorkspace(req *Request) bool {
 		return false // the same resolve has already succeeded in prepare
 	}
 	return path.Clean(own.Workspace) != path.Clean(req.Workspace.Path)
-}
-
-// splitFiles returns the files above the boundary and those below. Load
-// lists the stable ones first, so both are views of one array, capped so
-// that neither reaches into the other.
-func splitFiles(r bootstrap.Result) (stable, dynamic view.FileList) {
-	k := slices.IndexFunc(r.Files, func(f bootstrap.File) bool { return f.Dynamic })
-	if k < 0 {
-		return r.Files, nil
-	}
-	if slices.ContainsFunc(r.Files[k:], func(f bootstrap.File) bool { return !f.Dynamic }) {
-		return r.Stable(), r.Dynamic() // not partitioned: copy each side
-	}
-	return r.Files[:k:k], r.Files[k:]
-}
-
-// truncationInfo names every file a budget cut: those cut short and
-// those left out because the total ran out.
-func truncationInfo(warn bool, files []bootstrap.File) view.TruncationInfo {
-	info := view.TruncationInfo{Warn: warn}
-	for _, f := range files {
-		switch {
-		case len(f.Causes) == 0:
-		case f.Status == bootstrap.StatusTruncated:
-			info.Files = append(info.Files, f.Name)
-		default:
-			info.Skipped = append(info.Skipped, f.Name)
-		}
-	}
-	return info
-}
-
-// protectedTexts are the injected file contents, which the newline
-// tidy-up must leave exactly as they are.
-func protectedTexts(files []bootstrap.File) []string {
-	var out []string
-	for _, f := range files {
-		if strings.Contains(f.Content, "\n\n\n") {
-			out = append(out, f.Content)
-		}
-	}
-	return out
 }
 
 // renderLayer renders one layer's sections in manifest order. A layer is
@@ -536,7 +445,7 @@ func (st *renderState) tidy(raw string, plan *sectionPlan) string {
 		return trimmed
 	}
 	if !st.protectedDone {
-		st.protectedStable, st.protectedDynamic, st.protectedDone = protectedTexts(st.d.Files), protectedTexts(st.d.DynamicFiles), true
+		st.protectedStable, st.protectedDynamic, st.protectedDone = dot.ProtectedTexts(st.d.Files), dot.ProtectedTexts(st.d.DynamicFiles), true
 	}
 	var protected []string
 	if plan.files {
