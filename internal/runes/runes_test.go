@@ -111,6 +111,15 @@ var interesting = []byte{
 	0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
 }
 
+// sequenceDepth is how long the sequences of interesting bytes grow: four,
+// or three under -short, which tries a 25th as many.
+func sequenceDepth() int {
+	if testing.Short() {
+		return 3
+	}
+	return 4
+}
+
 // Every sequence of up to four interesting bytes decodes as utf8 decodes it.
 func TestWidthMatchesUTF8(t *testing.T) {
 	var seqs func(prefix []byte, depth int)
@@ -129,7 +138,7 @@ func TestWidthMatchesUTF8(t *testing.T) {
 			seqs(append(p, c), depth-1)
 		}
 	}
-	seqs(make([]byte, 0, 4), 4)
+	seqs(make([]byte, 0, 4), sequenceDepth())
 	// And every two-byte sequence, whatever its bytes.
 	for a := range 256 {
 		for b := range 256 {
@@ -156,7 +165,7 @@ func TestShortSequences(t *testing.T) {
 			seqs(append(p, c), depth-1)
 		}
 	}
-	seqs(make([]byte, 0, 4), 4)
+	seqs(make([]byte, 0, 4), sequenceDepth())
 }
 
 func TestRandomText(t *testing.T) {
