@@ -126,7 +126,7 @@ func TestCheckWithoutScenarioFolder(t *testing.T) {
 // temporary copy of the repository's scenarios.
 func TestGenerateAndCheckOnDisk(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: renders every scenario twice")
+		t.Skip("-short: renders every scenario several times")
 	}
 	ctx := t.Context()
 	dir := t.TempDir()

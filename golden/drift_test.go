@@ -89,7 +89,7 @@ func snapshotsWithSection(t *testing.T, dir, id string) (with, without []string)
 // snapshots whose prompt holds that section, and Generate fixes them.
 func TestOneWordChangeNamesTheRightSnapshots(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: renders every scenario five times")
+		t.Skip("-short: renders every scenario six times")
 	}
 	ctx := t.Context()
 	dir := freshGoldenDir(t)
