@@ -140,7 +140,6 @@ func TestServeMemoryIsBoundedInBytes(t *testing.T) {
 	if testing.Short() || runtime.GOOS != "linux" {
 		t.Skip("streams 720 MB through serve; reads the peak RSS as Linux reports it")
 	}
-	t.Parallel() // most of its time is the child's: let the other tests run meanwhile
 	bin := buildRender(t)
 	req := exampleRequest(t)
 	pad := strings.Repeat("k", 900_000)
