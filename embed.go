@@ -8,7 +8,10 @@ import (
 	"io/fs"
 )
 
-//go:embed sections/manifest.toml sections/*.md.tmpl templates
+// sections/DATA.md, the field reference, rides along so that an ejected
+// pack carries it; the pack loader reads only *.md.tmpl in sections/.
+//
+//go:embed sections/manifest.toml sections/*.md.tmpl sections/DATA.md templates
 var pack embed.FS
 
 // Pack is the built-in template pack.

@@ -55,6 +55,9 @@ func largeDict(n int) string {
 }
 
 func TestHostileTemplatesEndInABoundError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs templates until they hit their bounds")
+	}
 	cases := []struct {
 		name     string
 		body     string

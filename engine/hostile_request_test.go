@@ -16,6 +16,9 @@ import (
 // the most, parse (or are refused) in bounded memory. The times are
 // logged, not asserted; run with -v to see them.
 func TestHostileRequestsStayBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: parses requests as large as the parser accepts")
+	}
 	// fill repeats unit, with %d replaced by a counter so that no key is
 	// given twice, up to the size limit.
 	fill := func(limit int, prefix, unit, suffix string) string {

@@ -51,6 +51,9 @@ func exampleRequests(t testing.TB, workspace string) []engine.Request {
 // starts a new session (no notification is asked for), as the freshness
 // rules require.
 func TestLongLivedEngineMatchesFreshAcrossEdits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: renders every example across many disk edits")
+	}
 	cfg, err := config.Parse("agents.toml", mustReadFile(t, "../examples/agents.toml"))
 	require.NoError(t, err)
 	pack := os.DirFS("..")
@@ -205,6 +208,9 @@ func TestSkillsSnapshotHoldsForTheSession(t *testing.T) {
 // outside the workspace, during 10,000 renders on one engine, never gets
 // the secret into a prompt: not on a fresh read, not from the snapshot.
 func TestSwapRaceNeverReachesThePrompt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 10,000 renders against a swapping file")
+	}
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
 	require.NoError(t, os.Mkdir(ws, 0o755))
@@ -324,6 +330,9 @@ func TestSnapshotRereadsRacilyCleanFiles(t *testing.T) {
 // AGENTS.md. A long-lived engine rendering them in turn, also from several
 // goroutines at once, must give what fresh engines give.
 func TestLongLivedEngineCutsKeptFilesLikeFresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: many renders on the real disk, some concurrent")
+	}
 	ws := diskExampleWorkspace(t)
 	write := func(name, text string) {
 		require.NoError(t, os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644))

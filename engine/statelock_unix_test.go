@@ -23,6 +23,9 @@ import (
 // second, not the prompt: the notice shows, nothing is recorded, and the
 // result says why.
 func TestRenderWithTheStateLockHeld(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out a held lock")
+	}
 	path := filepath.Join(t.TempDir(), "seen.json")
 	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	require.NoError(t, err)

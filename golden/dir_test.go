@@ -125,6 +125,9 @@ func TestCheckWithoutScenarioFolder(t *testing.T) {
 // TestGenerateAndCheckOnDisk runs the exported, disk-backed functions on a
 // temporary copy of the repository's scenarios.
 func TestGenerateAndCheckOnDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: renders every scenario several times")
+	}
 	ctx := t.Context()
 	dir := t.TempDir()
 	require.NoError(t, os.CopyFS(filepath.Join(dir, "scenarios"), os.DirFS("scenarios")))

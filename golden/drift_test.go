@@ -17,13 +17,16 @@ import (
 	sysprompt "github.com/sysprompt/sysprompt"
 )
 
-// copyGoldenDir copies the repository's scenarios and snapshots into a
-// fresh temporary folder and returns it.
-func copyGoldenDir(t *testing.T) string {
+// freshGoldenDir copies the repository's scenarios into a temporary
+// folder with snapshots generated from the built-in pack, and returns it.
+// It does not copy the repository's snapshots: in a -update run they may
+// still be stale when this runs, and TestSnapshots checks them anyway.
+func freshGoldenDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.CopyFS(filepath.Join(dir, "scenarios"), os.DirFS("scenarios")))
-	require.NoError(t, os.CopyFS(filepath.Join(dir, "snapshots"), os.DirFS("snapshots")))
+	_, _, err := Generate(t.Context(), sysprompt.Pack, dir)
+	require.NoError(t, err)
 	return dir
 }
 
@@ -85,12 +88,11 @@ func snapshotsWithSection(t *testing.T, dir, id string) (with, without []string)
 // one changed word in a section template makes Check report exactly the
 // snapshots whose prompt holds that section, and Generate fixes them.
 func TestOneWordChangeNamesTheRightSnapshots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: renders every scenario six times")
+	}
 	ctx := t.Context()
-	dir := copyGoldenDir(t)
-	problems, err := Check(ctx, sysprompt.Pack, dir)
-	require.NoError(t, err)
-	require.Empty(t, problems, "the copied snapshots must be current before the edit")
-
+	dir := freshGoldenDir(t)
 	edited := packWithEdit(t, "sections/safety.md.tmpl", "work around oversight", "work around supervision")
 	want, without := snapshotsWithSection(t, dir, "safety")
 	// Both sides must be non-empty, or the test would prove nothing about
@@ -98,7 +100,7 @@ func TestOneWordChangeNamesTheRightSnapshots(t *testing.T) {
 	require.NotEmpty(t, want)
 	require.Contains(t, without, filepath.Join(dir, "snapshots", "mode-none.md"), "mode none renders no Safety section")
 
-	problems, err = Check(ctx, edited, dir)
+	problems, err := Check(ctx, edited, dir)
 	require.NoError(t, err)
 	var got []string
 	for _, p := range problems {
@@ -148,6 +150,9 @@ func generateAll(t *testing.T) map[string]string {
 // Asia/Kolkata, so an engine that took "today" from time.Local would fail
 // here. Not parallel: time.Local is process-global.
 func TestSnapshotsIgnoreLocalZone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: renders every scenario three times")
+	}
 	kolkata, err := time.LoadLocation("Asia/Kolkata")
 	require.NoError(t, err)
 	saved := time.Local

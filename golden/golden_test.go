@@ -38,7 +38,8 @@ func TestSnapshots(t *testing.T) {
 		b.WriteString(p.String())
 		b.WriteString("\n\n")
 	}
-	b.WriteString("snapshots are out of date; if the change is intended, regenerate them with:\n\t" + RegenerateCommand)
+	b.WriteString("snapshots are out of date; if the change is intended, regenerate them with:\n\t" + RegenerateCommand +
+		"\nor, to rewrite the README samples a pack change makes stale too:\n\tgo test -short ./golden ./cmd/render -update")
 	t.Error(b.String())
 }
 

@@ -234,6 +234,9 @@ func TestFIFORefusedWithoutBlocking(t *testing.T) {
 // workspace, as fast as it can, never gets the secret read: every name is
 // resolved and opened in one step, relative to the root's descriptor.
 func TestSwapRaceNeverLeaks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: swaps a file for a symlink as fast as it can")
+	}
 	root := osTree(t, map[string]string{"SOUL.md": "inside"})
 	secret := filepath.Join(filepath.Dir(root), "secret.txt")
 	w := OpenWorkspace(OS(), root)

@@ -22,8 +22,9 @@ import (
 //   - A ```sh block holds commands, one a line, run top to bottom (a later
 //     command sees what an earlier one wrote). "go run ./cmd/render ARGS"
 //     runs render in the repository root. "go test PKG… [-run NAME]
-//     [-update]" and "git diff PATH" are not run (a test cannot run the
-//     tests); their packages, test names, flags and paths must exist, and
+//     [-update]" (-race, -short and -v allowed too) and "git diff PATH"
+//     are not run (a test cannot run the tests); their packages, test
+//     names, flags and paths must exist, and
 //     "go test -race ./..." in README.md must be what .ci/run runs.
 //     "go build -o FILE PKG" must name a package, and "python3 SCRIPT" or
 //     "node SCRIPT" a client that a test of this package runs. Any other
@@ -112,7 +113,7 @@ func checkReadme(t *testing.T, root, name string) {
 			lines, changed = rewriteSample(lines, s, got[i]), true
 			continue
 		}
-		assert.Equal(t, s.want, got[i], "%s:%d: output of %s (rewrite with -update)", name, s.line, s.command)
+		assert.Equal(t, s.want, got[i], "%s:%d: output of %s (after a pack change, rewrite with go test -short ./golden ./cmd/render -update)", name, s.line, s.command)
 	}
 	if changed {
 		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(strings.Join(lines, "\n")), 0o644))
@@ -198,7 +199,7 @@ func checkNotRun(root string, words []string) error {
 			tests, i = append(tests, args[i+1]), i+1
 		case a == "-update":
 			needUpdate = true
-		case a == "-race" || a == "-v":
+		case a == "-race" || a == "-v" || a == "-short":
 		case strings.HasPrefix(a, "./"):
 			pkgs = append(pkgs, strings.TrimSuffix(a, "/..."))
 		default:

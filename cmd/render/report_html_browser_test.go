@@ -66,6 +66,9 @@ func screenshotDir(t *testing.T) string {
 // that reaches for the network on its own. Its TMPDIR is a test folder,
 // so the scratch folders it makes there go with the test.
 func startBrowser(t *testing.T) context.Context {
+	if testing.Short() {
+		t.Skip("-short: starts a browser")
+	}
 	path := chromiumPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), browserBound)
 	t.Cleanup(cancel)

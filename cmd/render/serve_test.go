@@ -390,6 +390,9 @@ func TestServeSeesConfigEdits(t *testing.T) {
 // and the benchmark run a real binary, not the test binary.
 func buildRender(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: builds the render binary")
+	}
 	goCmd, err := exec.LookPath("go") // go test puts its own go first on PATH
 	require.NoError(t, err)
 	bin := filepath.Join(t.TempDir(), "render")

@@ -41,30 +41,32 @@ func lastRef(s string, n int) string {
 // checkCuts compares First and Last, on s as a string and as bytes, with
 // the definitions for every n up to one past s's length in code points;
 // and FirstValid and LastValid too when s is valid UTF-8.
+//
+// Neither calls t.Helper: millions of calls made it most of the cost, and
+// the message names the function and its arguments.
 func checkCuts(t *testing.T, s string) {
-	t.Helper()
 	count := utf8.RuneCountInString(s)
 	valid := utf8.ValidString(s)
+	b := []byte(s) // once: the cuts return part of it and never write
 	for n := -1; n <= count+1; n++ {
 		want := firstRef(s, n)
-		check(t, "First", s, n, want, First[string], First[[]byte])
+		check(t, "First", s, b, n, want, First[string], First[[]byte])
 		if valid {
-			check(t, "FirstValid", s, n, want, FirstValid[string], FirstValid[[]byte])
+			check(t, "FirstValid", s, b, n, want, FirstValid[string], FirstValid[[]byte])
 		}
 		want = lastRef(s, n)
-		check(t, "Last", s, n, want, Last[string], Last[[]byte])
+		check(t, "Last", s, b, n, want, Last[string], Last[[]byte])
 		if valid {
-			check(t, "LastValid", s, n, want, LastValid[string], LastValid[[]byte])
+			check(t, "LastValid", s, b, n, want, LastValid[string], LastValid[[]byte])
 		}
 	}
 }
 
-func check(t *testing.T, name, s string, n int, want string, cut func(string, int) string, cutBytes func([]byte, int) []byte) {
-	t.Helper()
+func check(t *testing.T, name, s string, b []byte, n int, want string, cut func(string, int) string, cutBytes func([]byte, int) []byte) {
 	if got := cut(s, n); got != want {
 		t.Fatalf("%s(%q, %d) = %q, want %q", name, s, n, got, want)
 	}
-	if got := cutBytes([]byte(s), n); string(got) != want {
+	if got := cutBytes(b, n); string(got) != want {
 		t.Fatalf("%s([]byte(%q), %d) = %q, want %q", name, s, n, got, want)
 	}
 }
@@ -115,12 +117,15 @@ var interesting = []byte{
 func TestWidthMatchesUTF8(t *testing.T) {
 	var seqs func(prefix []byte, depth int)
 	seqs = func(p []byte, depth int) {
-		if len(p) > 0 {
+		if len(p) > 0 { // plain comparisons: testify's cost most of the time here
 			_, size := utf8.DecodeRune(p)
-			require.Equal(t, size, width(p), "% x", p)
-			require.Equal(t, size, width(string(p)), "% x", p)
+			if w, ws := width(p), width(string(p)); w != size || ws != size {
+				t.Fatalf("% x: width %d, as a string %d, want %d", p, w, ws, size)
+			}
 			_, size = utf8.DecodeLastRune(p)
-			require.Equal(t, size, lastWidth(p), "% x", p)
+			if w := lastWidth(p); w != size {
+				t.Fatalf("% x: lastWidth %d, want %d", p, w, size)
+			}
 		}
 		if depth == 0 {
 			return

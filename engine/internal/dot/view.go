@@ -174,12 +174,12 @@ type ViewField struct {
 type Derived struct {
 	Config        config.Settings     `tier:"stable"`
 	Pack          view.PackInfo       `tier:"stable"`
-	Files         view.FileList       `tier:"stable"`   // bootstrap files above the boundary
-	StablePrefix  string              `tier:"stable"`   // Merged provider stable prefixes
-	DynamicFiles  view.FileList       `tier:"volatile"` // bootstrap files below the boundary
-	DynamicSuffix string              `tier:"volatile"` // Merged provider dynamic suffixes
-	Truncation    view.TruncationInfo `tier:"volatile"` // the warning state changes between turns
-	ToolLines     []view.ToolLine     `tier:"stable"`   // in the core table's order
+	Files         view.FileList       `tier:"stable"`   // the bootstrap files above the boundary
+	StablePrefix  string              `tier:"stable"`   // the providers' stable prefixes, merged
+	DynamicFiles  view.FileList       `tier:"volatile"` // the bootstrap files below the boundary
+	DynamicSuffix string              `tier:"volatile"` // the providers' dynamic suffixes, merged
+	Truncation    view.TruncationInfo `tier:"volatile"` // what the truncation notice says; it changes between turns
+	ToolLines     []view.ToolLine     `tier:"stable"`   // the tools in the core table's order, then the others by name
 	Skills        view.SkillsView     `tier:"stable"`
 	Overrides     view.OverrideSet    `tier:"stable"` // the provider overrides in force
 	// Today is the turn's date in the user's time zone (2006-01-02), ""
@@ -189,7 +189,8 @@ type Derived struct {
 	// can work through it, "limited" when it is pending but the run
 	// cannot, and "" otherwise.
 	BootstrapMode string `tier:"stable"`
-	// SharedChat is Request.SharedChat, for templates.
+	// SharedChat is true in a group or channel chat, where others read
+	// the replies (Request.SharedChat).
 	SharedChat bool `tier:"stable"`
 
 	ToolList  view.ToolList `tier:"-"` // the Tools view field (a request field in another type)
