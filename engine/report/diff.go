@@ -90,13 +90,7 @@ func Compare(a, b *engine.Result) (Diff, error) {
 	}
 	d := Diff{SchemaVersion: SchemaVersion, Layers: []LayerDiff{}}
 	for i := range max(len(a.Layers), len(b.Layers)) {
-		var la, lb engine.Layer
-		if i < len(a.Layers) {
-			la = a.Layers[i]
-		}
-		if i < len(b.Layers) {
-			lb = b.Layers[i]
-		}
+		la, lb := layerAt(a.Layers, i), layerAt(b.Layers, i)
 		ld := LayerDiff{Name: la.Name, StableIdentical: la.Stable == lb.Stable, DynamicChanged: []string{}}
 		if ld.Name == "" {
 			ld.Name = lb.Name
@@ -332,16 +326,19 @@ func CompareRequest(name string, a, b *engine.Result, tok Tokenizer) RequestDiff
 	d.Chars, d.Tokens = sizeChange(ca, cb), sizeChange(ta, tb)
 	same := len(a.Layers) == len(b.Layers)
 	for i := range max(len(a.Layers), len(b.Layers)) {
-		var la, lb engine.Layer
-		if i < len(a.Layers) {
-			la = a.Layers[i]
-		}
-		if i < len(b.Layers) {
-			lb = b.Layers[i]
-		}
+		la, lb := layerAt(a.Layers, i), layerAt(b.Layers, i)
 		d.StableChange = d.StableChange || la.Stable != lb.Stable
 		same = same && la.Text == lb.Text
 	}
 	d.Verdict = verdict(same)
 	return d
+}
+
+// layerAt is layers[i], or an empty layer past the end: the side of a
+// comparison that has fewer layers.
+func layerAt(layers []engine.Layer, i int) engine.Layer {
+	if i < len(layers) {
+		return layers[i]
+	}
+	return engine.Layer{}
 }

@@ -76,29 +76,38 @@ func TOML(src string, v any) error {
 // schema, say): BurntSushi/toml lists the keys inside such values as
 // undecoded though they were kept.
 func openEnded(t reflect.Type, key toml.Key) bool {
-	for _, part := range key {
+	t, ok := typeAt(t, key)
+	return ok && t.Kind() == reflect.Interface
+}
+
+// typeAt is the type the dotted key parts decode into under t, looking
+// through pointers, lists and map values; past a value of type any it is
+// that any. It reports false for a key t has no place for.
+func typeAt(t reflect.Type, parts []string) (reflect.Type, bool) {
+	deref := func() {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 			t = t.Elem()
 		}
+	}
+	for _, part := range parts {
+		deref()
 		switch t.Kind() {
 		case reflect.Interface:
-			return true
+			return t, true
 		case reflect.Map:
 			t = t.Elem()
 		case reflect.Struct:
 			f, ok := FieldByKey(t, part)
 			if !ok {
-				return false
+				return nil, false
 			}
 			t = f
 		default:
-			return false
+			return nil, false
 		}
 	}
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-		t = t.Elem()
-	}
-	return t.Kind() == reflect.Interface
+	deref()
+	return t, true
 }
 
 // FieldByKey finds the struct field a TOML key decodes into, looking
@@ -136,27 +145,8 @@ func unknownKey(key string, known []string) string {
 // toml names of the struct its parent decodes into; none for a map.
 func tomlKeys(t reflect.Type, key string) []string {
 	parts := strings.Split(key, ".")
-	for _, part := range parts[:len(parts)-1] {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-			t = t.Elem()
-		}
-		switch t.Kind() {
-		case reflect.Map:
-			t = t.Elem()
-		case reflect.Struct:
-			f, ok := FieldByKey(t, part)
-			if !ok {
-				return nil
-			}
-			t = f
-		default:
-			return nil
-		}
-	}
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
+	t, ok := typeAt(t, parts[:len(parts)-1])
+	if !ok || t.Kind() != reflect.Struct {
 		return nil
 	}
 	var names []string
