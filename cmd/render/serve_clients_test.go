@@ -67,14 +67,23 @@ func testClient(t *testing.T, interpreter, script string) {
 }
 
 // Each client takes the binary from --render, else $SYSPROMPT_RENDER,
-// else PATH, and without one names every place it looked.
+// else PATH (a bare name in either is looked up there too), and without
+// one names every place it looked.
 func TestClientsFindRender(t *testing.T) {
-	if _, err := exec.LookPath("render"); err == nil {
-		t.Skip("a render on PATH would answer the lookup this test expects to fail")
+	// PATH without any render on it (the test binary puts itself there
+	// for the scripts), so that only the ones this test places are found.
+	var dirs []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "render")); err != nil {
+			dirs = append(dirs, dir)
+		}
 	}
+	noRender := strings.Join(dirs, string(os.PathListSeparator))
 	bin := buildRender(t)
 	onPath := t.TempDir()
 	require.NoError(t, os.Symlink(bin, filepath.Join(onPath, "render")))
+	devDir := t.TempDir() // holds render-dev, not render
+	require.NoError(t, os.Symlink(bin, filepath.Join(devDir, "render-dev")))
 	for name, c := range map[string]struct{ interpreter, script string }{
 		"python": {"python3", "../../examples/clients/python/sysprompt_client.py"},
 		"node":   {"node", "../../examples/clients/node/sysprompt_client.js"},
@@ -83,7 +92,7 @@ func TestClientsFindRender(t *testing.T) {
 			interpreter := needInterpreter(t, c.interpreter)
 			run := func(env ...string) (string, string, error) {
 				cmd := exec.Command(interpreter, c.script, "-workspace", "../../examples/workspace")
-				cmd.Env = append(os.Environ(), env...)
+				cmd.Env = append(append(os.Environ(), "PATH="+noRender), env...)
 				var stdout, stderr strings.Builder
 				cmd.Stdout, cmd.Stderr = &stdout, &stderr
 				err := cmd.Run()
@@ -93,7 +102,12 @@ func TestClientsFindRender(t *testing.T) {
 			require.NoError(t, err, errOut)
 			assert.Contains(t, out, "stable prefix unchanged: yes")
 
-			out, errOut, err = run("SYSPROMPT_RENDER=", "PATH="+onPath+string(os.PathListSeparator)+os.Getenv("PATH"))
+			out, errOut, err = run("SYSPROMPT_RENDER=", "PATH="+onPath+string(os.PathListSeparator)+noRender)
+			require.NoError(t, err, errOut)
+			assert.Contains(t, out, "stable prefix unchanged: yes")
+
+			// A bare name is looked up on PATH, as a shell would.
+			out, errOut, err = run("SYSPROMPT_RENDER=render-dev", "PATH="+devDir+string(os.PathListSeparator)+noRender)
 			require.NoError(t, err, errOut)
 			assert.Contains(t, out, "stable prefix unchanged: yes")
 

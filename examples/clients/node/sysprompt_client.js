@@ -111,8 +111,9 @@ class Serve {
 }
 
 // findRender returns the render binary: given (a --render argument), else
-// $SYSPROMPT_RENDER, else render on PATH. It throws an error naming every
-// place it looked when none has one.
+// $SYSPROMPT_RENDER, else render on PATH; a bare name is looked up on PATH
+// too, as a shell would. It throws an error naming every place it looked
+// when none has one.
 function findRender(given) {
   const executable = (file) => {
     try {
@@ -122,21 +123,30 @@ function findRender(given) {
       return false;
     }
   };
+  const lookup = (name) => {
+    if (name.includes("/") || name.includes(path.sep)) {
+      return executable(name) ? name : null;
+    }
+    for (const dir of (process.env.PATH || "").split(path.delimiter)) {
+      for (const file of process.platform === "win32" ? [name, name + ".exe"] : [name]) {
+        if (executable(path.join(dir || ".", file))) {
+          return path.join(dir || ".", file);
+        }
+      }
+    }
+    return null;
+  };
   const tried = [];
   for (const [where, name] of [["--render", given], ["$SYSPROMPT_RENDER", process.env.SYSPROMPT_RENDER]]) {
-    if (!name) {
-      tried.push(`${where} (not set)`);
-    } else if (executable(name)) {
-      return name;
-    } else {
-      tried.push(`${where}=${name} (not an executable file)`);
+    const found = name && lookup(name);
+    if (found) {
+      return found;
     }
+    tried.push(name ? `${where}=${name} (not an executable file)` : `${where} (not set)`);
   }
-  for (const dir of (process.env.PATH || "").split(path.delimiter)) {
-    const file = path.join(dir || ".", process.platform === "win32" ? "render.exe" : "render");
-    if (executable(file)) {
-      return file;
-    }
+  const found = lookup("render");
+  if (found) {
+    return found;
   }
   tried.push("render on PATH (not found)");
   throw new Error(`no render binary; tried ${tried.join(", ")}; ` +
