@@ -28,9 +28,8 @@ type LintRequest struct {
 	Request Request
 }
 
-// MaxLintTurns bounds the turns Lint executes; a pack declaring more
-// harnesses than that covers is linted over the first ones, with a
-// warning.
+// MaxLintTurns bounds the generated turns Lint executes; past it, Lint
+// stops with a warning.
 const MaxLintTurns = 4096
 
 // Lint validates a pack the way New does, and then executes what a render

@@ -52,7 +52,7 @@ type Result struct {
 	Warnings []error
 
 	warningMode bootstrap.WarningMode
-	// What Window reads, kept rather than resolved: only a report asks.
+	// What Window reads; only a report asks.
 	pack          *pack.Pack
 	model         string
 	contextTokens int
@@ -82,29 +82,30 @@ type RenderedSection struct {
 	Overridden bool
 }
 
-// Window is the run's model and its context window in tokens, from the
-// agent config's contextTokens or else the pack's templates/models.toml;
-// ContextWindow is 0 when neither knows the model. OutputReserve is what
-// the table keeps free for the model's answer.
+// Window is the run's model and its context window in tokens (0 when
+// unknown), and the output reserve kept free for the model's answer.
 type Window struct {
 	Model         string
 	ContextWindow int
 	OutputReserve int
-	Source        string // "config contextTokens", "templates/models.toml" or ""
+	Source        string // "-context-window", "config contextTokens", "templates/models.toml" or ""
 }
 
-// Window is the run's model and its context window: the config's
-// contextTokens when set, else the first entry of the pack's
-// templates/models.toml that matches the model.
-func (r *Result) Window() Window {
+// Window is the run's model and its context window: override if positive,
+// else the config's contextTokens, else the pack's templates/models.toml.
+// A window set by hand keeps at most half of itself as output reserve.
+func (r *Result) Window(override int) Window {
 	w := Window{Model: r.model}
 	if m, ok := r.pack.Window(r.model); ok {
 		w.ContextWindow, w.OutputReserve, w.Source = m.ContextWindow, m.OutputReserve, "templates/models.toml"
 	}
-	if r.contextTokens > 0 {
-		w.ContextWindow, w.Source = r.contextTokens, "config contextTokens"
-		w.OutputReserve = min(w.OutputReserve, r.contextTokens/2)
+	set := func(n int, source string) {
+		if n > 0 {
+			w.ContextWindow, w.OutputReserve, w.Source = n, min(w.OutputReserve, n/2), source
+		}
 	}
+	set(r.contextTokens, "config contextTokens")
+	set(override, "-context-window")
 	return w
 }
 

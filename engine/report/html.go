@@ -59,7 +59,7 @@ const (
 // catalog, the tools and each layer's stable prefix hash. Elements carry
 // data- attributes with the report's numbers for tools that read the
 // page. Bidi, zero-width and other invisible format characters in names
-// show as \uXXXX escapes, so a name cannot hide or reorder what the page
+// show as \u escapes (\u202e), so a name cannot hide or reorder what the page
 // says. The same report gives the same bytes.
 func WriteHTML(w io.Writer, r Report) error {
 	var b strings.Builder

@@ -244,7 +244,7 @@ func Build(r *engine.Result, tok Tokenizer, opts ...Option) Report {
 		rep.Request = rep.Request.plus(p.Size)
 	}
 	rep.Groups = groups(rep.Parts)
-	rep.Window = windowReport(r.Window(), o.window, rep.Request.Tokens)
+	rep.Window = windowReport(r.Window(o.window), rep.Request.Tokens)
 	rep.Warnings = warnings(rep, r.Settings.MaxSkillsPromptChars)
 	return rep
 }

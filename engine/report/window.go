@@ -42,12 +42,8 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
-func windowReport(w engine.Window, override, used int) WindowReport {
+func windowReport(w engine.Window, used int) WindowReport {
 	out := WindowReport{Model: w.Model, ContextWindow: w.ContextWindow, OutputReserve: w.OutputReserve, Source: w.Source, Used: used}
-	if override > 0 {
-		out.ContextWindow, out.Source = override, "-context-window"
-		out.OutputReserve = min(out.OutputReserve, override/2)
-	}
 	if out.ContextWindow > 0 {
 		out.Free = out.ContextWindow - out.OutputReserve - used
 		out.UsedPermille = used * 1000 / out.ContextWindow

@@ -33,7 +33,7 @@ func (r *Request) Set(assignment string) error {
 	if !utf8.ValidString(value) {
 		return errors.New("the value is not UTF-8")
 	}
-	if t, ok := keyType(key); !ok || t.Kind() == reflect.String {
+	if t, ok := strict.TypeAt(reflect.TypeFor[Request](), strings.Split(key, ".")); !ok || t.Kind() == reflect.String {
 		quoted, err := json.Marshal(value) // a JSON string is a TOML basic string
 		if err != nil {
 			return err
@@ -58,28 +58,4 @@ func (r *Request) Set(assignment string) error {
 	}
 	*r = c
 	return nil
-}
-
-// keyType is the type of the Request field a dotted key names, pointers
-// followed; false when no field has that key.
-func keyType(key string) (reflect.Type, bool) {
-	t := reflect.TypeFor[Request]()
-	for part := range strings.SplitSeq(key, ".") {
-		switch t.Kind() {
-		case reflect.Struct:
-			f, ok := strict.FieldByKey(t, part)
-			if !ok {
-				return nil, false
-			}
-			t = f
-		case reflect.Map:
-			t = t.Elem()
-		default:
-			return nil, false
-		}
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-	}
-	return t, true
 }

@@ -29,8 +29,8 @@ func Quote(s string) string {
 
 // Visible escapes the characters a reader cannot see or that reorder what
 // they see around them (bidirectional controls, zero-width characters and
-// every other format character) as \uXXXX, so a name shows what it holds.
-// Other text is returned as it is.
+// every other format character) as \u escapes such as \u202e, so a name
+// shows what it holds. Other text is returned as it is.
 func Visible(s string) string {
 	if !strings.ContainsFunc(s, invisible) {
 		return s

@@ -76,22 +76,17 @@ func TOML(src string, v any) error {
 // schema, say): BurntSushi/toml lists the keys inside such values as
 // undecoded though they were kept.
 func openEnded(t reflect.Type, key toml.Key) bool {
-	t, ok := typeAt(t, key)
-	return ok && t.Kind() == reflect.Interface
+	t, ok := TypeAt(t, key)
+	return ok && elem(t).Kind() == reflect.Interface
 }
 
-// typeAt is the type the dotted key parts decode into under t, looking
-// through pointers, lists and map values; past a value of type any it is
-// that any. It reports false for a key t has no place for.
-func typeAt(t reflect.Type, parts []string) (reflect.Type, bool) {
-	deref := func() {
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-			t = t.Elem()
-		}
-	}
+// TypeAt is the type the dotted key parts decode into under t, looking
+// through pointers, and through lists and map values on the way; past a
+// value of type any it is that any. It reports false for a key t has no
+// place for.
+func TypeAt(t reflect.Type, parts []string) (reflect.Type, bool) {
 	for _, part := range parts {
-		deref()
-		switch t.Kind() {
+		switch t = elem(t); t.Kind() {
 		case reflect.Interface:
 			return t, true
 		case reflect.Map:
@@ -106,8 +101,18 @@ func typeAt(t reflect.Type, parts []string) (reflect.Type, bool) {
 			return nil, false
 		}
 	}
-	deref()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	return t, true
+}
+
+// elem is what t holds through pointers, lists and arrays.
+func elem(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
+	}
+	return t
 }
 
 // FieldByKey finds the struct field a TOML key decodes into, looking
@@ -145,10 +150,11 @@ func unknownKey(key string, known []string) string {
 // toml names of the struct its parent decodes into; none for a map.
 func tomlKeys(t reflect.Type, key string) []string {
 	parts := strings.Split(key, ".")
-	t, ok := typeAt(t, parts[:len(parts)-1])
-	if !ok || t.Kind() != reflect.Struct {
+	t, ok := TypeAt(t, parts[:len(parts)-1])
+	if !ok || elem(t).Kind() != reflect.Struct {
 		return nil
 	}
+	t = elem(t)
 	var names []string
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
