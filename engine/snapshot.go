@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,10 @@ import (
 //     rewrite within the filesystem's timestamp granularity would leave
 //     its FileID unchanged (git's "racily clean" rule). This is the only
 //     use of the clock, and it decides only whether to read again.
+//   - A name the workspace folder had no entry for is not stat'ed again
+//     while the folder's own FileID stays as it was then (on Linux, where
+//     the folder is held open): adding an entry changes the folder. The
+//     same racily-clean rule applies to the folder.
 //   - The skills catalog is a per-session snapshot, as the original
 //     product keeps it: the first render of a session discovers and
 //     builds it, later turns of the same session (same session key and
@@ -43,7 +48,7 @@ const (
 )
 
 type snapshot struct {
-	texts    *memo.Cache[bootstrap.Text] // by workspace root, file name and what was kept
+	texts    *memo.Cache[seenFile]       // by workspace root, file name and what was kept
 	sessions *memo.Cache[*skillsSession] // by session key and id
 
 	// changed counts skills-change notifications; a session built before
@@ -60,7 +65,7 @@ type skillsSession struct {
 
 func newSnapshot() *snapshot {
 	return &snapshot{
-		texts: memo.New(maxSnapshotTexts, maxSnapshotBytes, func(t bootstrap.Text) int { return snapshotEntryBytes + t.Size() }),
+		texts: memo.New(maxSnapshotTexts, maxSnapshotBytes, func(f seenFile) int { return snapshotEntryBytes + f.text.Size() }),
 		sessions: memo.New(maxSkillsSessions, maxSkillsBytes, func(ss *skillsSession) int {
 			return snapshotEntryBytes + ss.skills.bytes()
 		}),
@@ -82,19 +87,21 @@ type textReader struct {
 // normalised and counted, and keeps its last cut, so a turn over
 // unchanged files only stats them.
 func (r textReader) ReadPrepared(name string, keep vfs.Keep) (bootstrap.Text, error) {
+	key := r.key(name, keep)
+	seen, ok := r.s.texts.Get(key)
+	dir, held := r.DirID()
+	if ok && held && seen.absentIn == dir {
+		return bootstrap.Text{}, r.Absent(name)
+	}
 	id, err := r.Stat(name)
 	if err != nil {
+		if held && errors.Is(err, vfs.ErrNoEntry) && !dir.Racy(time.Now()) {
+			r.s.texts.Put(key, seenFile{absentIn: dir})
+		}
 		return bootstrap.Text{}, err
 	}
-	r.k.Reset()
-	r.k.String(r.Root())
-	r.k.String(name)
-	r.k.Int(keep.Whole)
-	r.k.Int(keep.Head)
-	r.k.Int(keep.Tail)
-	key := r.k.Sum()
-	if t, ok := r.s.texts.Get(key); ok && t.ID() == id {
-		return t, nil
+	if ok && seen.absentIn == (vfs.FileID{}) && seen.text.ID() == id {
+		return seen.text, nil
 	}
 	raw, err := r.Workspace.ReadText(name, keep)
 	if err != nil {
@@ -102,9 +109,28 @@ func (r textReader) ReadPrepared(name string, keep vfs.Keep) (bootstrap.Text, er
 	}
 	t := bootstrap.Prepare(raw, r.Display(name))
 	if !raw.ID.Racy(time.Now()) {
-		r.s.texts.Put(key, t)
+		r.s.texts.Put(key, seenFile{text: t})
 	}
 	return t, nil
+}
+
+// key is the snapshot's key for name read with keep.
+func (r textReader) key(name string, keep vfs.Keep) memo.Key {
+	r.k.Reset()
+	r.k.String(r.Root())
+	r.k.String(name)
+	r.k.Int(keep.Whole)
+	r.k.Int(keep.Head)
+	r.k.Int(keep.Tail)
+	return r.k.Sum()
+}
+
+// seenFile is what the snapshot knows of a name: the text read from it,
+// or that the workspace folder had no entry of that name while its own
+// FileID was absentIn.
+type seenFile struct {
+	text     bootstrap.Text
+	absentIn vfs.FileID
 }
 
 // sessionKeys returns the key of the render's session (its key and id)

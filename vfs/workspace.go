@@ -45,12 +45,18 @@ type Workspace struct {
 	// display is how Display joins a clean name to root.
 	display displayKind
 
-	// The OS backend: the folder read (root, or OSAt's folder), and dir,
-	// or openErr when it could not be opened (every read then fails with
-	// it, so a missing workspace reads as a workspace of missing files).
-	diskDir string
-	dir     *os.Root
-	openErr error
+	// The OS backend: the folder read (root, or OSAt's folder), its
+	// descriptor (Linux; -1 elsewhere) and FileID, or openErr when it
+	// could not be opened (every read then fails with it, so a missing
+	// workspace reads as a workspace of missing files). The os.Root is
+	// opened on first need, for a name with a slash or a symlink.
+	diskDir   string
+	fd        int
+	dirID     FileID
+	openErr   error
+	rootOnce  sync.Once
+	osRoot    *os.Root
+	osRootErr error
 
 	// The afero backend.
 	fsys   afero.Fs
@@ -127,26 +133,15 @@ func CheckDisk(fsys afero.Fs) error {
 // never fails: when root cannot be opened, every read reports why.
 // On [OSAt]'s filesystem it opens that folder, and root is only shown.
 func OpenWorkspace(fsys afero.Fs, root string) *Workspace {
-	w := &Workspace{root: root, fsys: fsys, display: displayKindOf(root)}
+	w := &Workspace{root: root, fsys: fsys, display: displayKindOf(root), fd: -1}
 	if IsOS(fsys) {
-		// Opening a FIFO blocks, and os.OpenRoot does not ask for a
-		// directory: check first. The folder is the caller's own choice.
+		// The folder is the caller's own choice: followed if a symlink.
 		dir := cmp.Or(root, ".")
 		if o, ok := fsys.(osFS); ok && o.at != "" {
 			dir = o.at
 		}
 		w.diskDir = dir
-		if fi, err := os.Stat(dir); err != nil {
-			w.openErr = err
-			return w
-		} else if !fi.IsDir() {
-			w.openErr = &fs.PathError{Op: "open", Path: dir, Err: fmt.Errorf("not a directory: %w", fs.ErrNotExist)}
-			return w
-		}
-		w.dir, w.openErr = os.OpenRoot(dir)
-		if w.dir != nil {
-			learnEscapeError(w.dir)
-		}
+		w.fd, w.dirID, w.openErr = openDir(dir)
 		return w
 	}
 	if c := path.Clean(root); root != "" && c != "." {
@@ -155,12 +150,52 @@ func OpenWorkspace(fsys afero.Fs, root string) *Workspace {
 	return w
 }
 
-// Close releases the root's descriptor, if any.
+// Close releases the folder's descriptors, if any.
 func (w *Workspace) Close() error {
-	if w.dir != nil {
-		return w.dir.Close()
+	var err error
+	if w.fd >= 0 {
+		err = closeDir(w.fd)
 	}
-	return nil
+	if w.osRoot != nil {
+		err = cmp.Or(w.osRoot.Close(), err)
+	}
+	return err
+}
+
+// openRoot opens the os.Root on first need. Where the folder's descriptor
+// is held, the root must be the same folder: the path may lead elsewhere
+// by now.
+func (w *Workspace) openRoot() (*os.Root, error) {
+	w.rootOnce.Do(func() {
+		r, err := os.OpenRoot(w.diskDir)
+		if err == nil && w.fd >= 0 {
+			if fi, serr := r.Stat("."); serr != nil || !IDOf(fi).SameFile(w.dirID) {
+				r.Close()
+				r, err = nil, &fs.PathError{Op: "open", Path: w.diskDir, Err: errors.New("the folder was replaced while it was read")}
+			}
+		}
+		if r != nil {
+			learnEscapeError(r)
+		}
+		w.osRoot, w.osRootErr = r, err
+	})
+	return w.osRoot, w.osRootErr
+}
+
+// DirID returns the FileID of the folder the workspace reads, as it was
+// when opened, where the backend keeps it open (the real disk on Linux).
+// An entry is added to, or removed from, a folder only by a change that
+// moves its FileID: while it stays, a name found absent stays absent.
+func (w *Workspace) DirID() (FileID, bool) { return w.dirID, w.fd >= 0 }
+
+// ErrNoEntry is wrapped by the error of Stat for a plain name (no slash)
+// the folder has no entry for, not even a dangling symlink: see DirID.
+var ErrNoEntry = fmt.Errorf("no such entry: %w", fs.ErrNotExist)
+
+// Absent is the error Stat gives for a name with no entry in the folder,
+// for a caller that knows it is still absent (see DirID).
+func (w *Workspace) Absent(name string) error {
+	return &fs.PathError{Op: "stat", Path: w.Display(name), Err: ErrNoEntry}
 }
 
 // Root returns root as given, for display.
@@ -283,7 +318,7 @@ func (w *Workspace) Stat(name string) (FileID, error) {
 	if reason != "" {
 		return FileID{}, &RefusedError{Name: name, Reason: reason}
 	}
-	if w.dir == nil && w.openErr == nil {
+	if w.diskDir == "" {
 		_, info, err := w.lookup(name)
 		if err != nil {
 			return FileID{}, err
@@ -293,7 +328,14 @@ func (w *Workspace) Stat(name string) (FileID, error) {
 	if w.openErr != nil {
 		return FileID{}, w.openErr
 	}
-	fi, err := w.dir.Stat(rel)
+	if id, done, err := w.statPlain(name, rel); done {
+		return id, err
+	}
+	r, err := w.openRoot()
+	if err != nil {
+		return FileID{}, err
+	}
+	fi, err := r.Stat(rel)
 	if err != nil {
 		return FileID{}, w.osError(name, err)
 	}
@@ -310,8 +352,12 @@ func (w *Workspace) Lstat(name string) (FileID, error) {
 	switch {
 	case w.openErr != nil:
 		return FileID{}, w.openErr
-	case w.dir != nil:
-		fi, err := w.dir.Lstat(rel)
+	case w.diskDir != "":
+		r, err := w.openRoot()
+		if err != nil {
+			return FileID{}, err
+		}
+		fi, err := r.Lstat(rel)
 		if err != nil {
 			return FileID{}, w.osError(name, err)
 		}
@@ -454,20 +500,10 @@ func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
 	switch {
 	case w.openErr != nil:
 		return nil, FileID{}, w.openErr
-	case w.dir != nil:
-		// A stat first keeps devices and pipes from being opened at all;
-		// the open is non-blocking all the same, and its handle is checked
-		// below, so a swap between the two is refused too.
-		fi, err := w.dir.Stat(rel)
+	case w.diskDir != "":
+		osf, err := w.openOS(name, rel, dir)
 		if err != nil {
-			return nil, FileID{}, w.osError(name, err)
-		}
-		if err := w.checkType(name, fi, dir); err != nil {
 			return nil, FileID{}, err
-		}
-		osf, err := w.dir.OpenFile(rel, openFlags(dir), 0)
-		if err != nil {
-			return nil, FileID{}, w.osError(name, err)
 		}
 		f = osf
 	default:
@@ -482,7 +518,7 @@ func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
 				return nil, FileID{}, err
 			}
 		}
-		if err := w.checkType(name, info, dir); err != nil {
+		if err := w.checkType(name, info.Mode(), dir); err != nil {
 			return nil, FileID{}, err
 		}
 		af, err := w.fsys.Open(real)
@@ -493,7 +529,7 @@ func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
 	}
 	fi, err := f.Stat()
 	if err == nil {
-		err = w.checkType(name, fi, dir)
+		err = w.checkType(name, fi.Mode(), dir)
 	}
 	if err != nil {
 		f.Close()
@@ -502,17 +538,73 @@ func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
 	return f, IDOf(fi), nil
 }
 
-// checkType refuses a handle or info of the wrong kind.
-func (w *Workspace) checkType(name string, fi fs.FileInfo, dir bool) error {
+// openOS opens name on the disk. A stat first keeps devices and pipes
+// from being opened at all; the open is non-blocking all the same, and
+// open checks its handle, so a swap between the two is refused too.
+func (w *Workspace) openOS(name, rel string, dir bool) (*os.File, error) {
+	if id, done, err := w.statPlain(name, rel); done {
+		if err == nil {
+			err = w.checkType(name, id.Mode, dir)
+		}
+		if err != nil {
+			return nil, err
+		}
+		f, err := openAt(w.fd, rel, dir)
+		// ELOOP, or ENOTDIR for a folder: a symlink by now, which the
+		// root follows.
+		if err == nil || !errors.Is(err, syscall.ELOOP) && !errors.Is(err, syscall.ENOTDIR) {
+			if err != nil {
+				return nil, &fs.PathError{Op: "open", Path: w.Display(name), Err: err}
+			}
+			return f, nil
+		}
+	}
+	r, err := w.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	fi, err := r.Stat(rel)
+	if err != nil {
+		return nil, w.osError(name, err)
+	}
+	if err := w.checkType(name, fi.Mode(), dir); err != nil {
+		return nil, err
+	}
+	f, err := r.OpenFile(rel, openFlags(dir), 0)
+	if err != nil {
+		return nil, w.osError(name, err)
+	}
+	return f, nil
+}
+
+// statPlain stats a name without a slash through the folder's
+// descriptor. done is false where there is none, and for a symlink,
+// which the os.Root resolves.
+func (w *Workspace) statPlain(name, rel string) (id FileID, done bool, err error) {
+	if w.fd < 0 || strings.Contains(rel, "/") {
+		return FileID{}, false, nil
+	}
+	id, err = statAt(w.fd, rel)
 	switch {
-	case dir && fi.IsDir(), !dir && fi.Mode().IsRegular():
+	case errors.Is(err, syscall.ENOENT):
+		return FileID{}, true, w.Absent(name)
+	case err != nil:
+		return FileID{}, true, &fs.PathError{Op: "stat", Path: w.Display(name), Err: err}
+	}
+	return id, id.Mode&fs.ModeSymlink == 0, nil
+}
+
+// checkType refuses a handle or info of the wrong kind.
+func (w *Workspace) checkType(name string, m fs.FileMode, dir bool) error {
+	switch {
+	case dir && m.IsDir(), !dir && m.IsRegular():
 		return nil
-	case fi.IsDir():
+	case m.IsDir():
 		return &fs.PathError{Op: "read", Path: w.Display(name), Err: ErrIsDir}
-	case dir && fi.Mode().IsRegular():
+	case dir && m.IsRegular():
 		return &fs.PathError{Op: "readdir", Path: w.Display(name), Err: syscall.ENOTDIR}
 	}
-	return &NotRegularError{Path: w.Display(name), Kind: KindName(fi.Mode())}
+	return &NotRegularError{Path: w.Display(name), Kind: KindName(m)}
 }
 
 // KindName names a file type for a refusal: "named pipe", "socket",

@@ -72,6 +72,9 @@ func (t Text) ID() vfs.FileID { return t.t.id }
 
 // Size is about how many bytes the Text holds, for a cache's bound.
 func (t Text) Size() int {
+	if t.t == nil {
+		return 0
+	}
 	n := len(t.t.head) + len(t.t.display)
 	if !t.t.whole {
 		n += len(t.t.tail)
