@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"slices"
 	"strings"
@@ -602,8 +601,14 @@ func assemble(name, boundary string, stable, dynamic []string, infos []RenderedS
 	l.Sections = infos
 	l.StableSHA256 = stableSHA
 	if l.StableSHA256 == "" {
-		h := sha256.New()
-		io.WriteString(h, l.Stable)
+		// Through a buffer on the stack: a hash.Hash takes bytes only,
+		// and converting the prefix would copy it to the heap whole.
+		h, buf := sha256.New(), [4096]byte{}
+		for s := l.Stable; s != ""; {
+			n := copy(buf[:], s)
+			h.Write(buf[:n])
+			s = s[n:]
+		}
 		l.StableSHA256 = hex.EncodeToString(h.Sum(nil))
 	}
 	return l
