@@ -73,7 +73,7 @@ func addValues(m template.FuncMap, b Budget) {
 	m["has"] = func(needle, list any) (bool, error) {
 		l, err := anyList("has", list)
 		// Each element may be compared with the whole needle.
-		w, _ := weighValue(reflect.ValueOf(needle), 0)
+		w, _, _ := weigh(reflect.ValueOf(needle), 0)
 		b.Charge("has", mulSize(len(l), ElementSize+w))
 		return slices.ContainsFunc(l, func(e any) bool { return reflect.DeepEqual(needle, e) }), err
 	}
@@ -139,7 +139,7 @@ func addDicts(m template.FuncMap, b Budget) {
 
 // builtValue checks and charges a value a function made.
 func builtValue(b Budget, fn string, v any) {
-	n, deep := weighValue(reflect.ValueOf(v), 0)
+	n, _, deep := weigh(reflect.ValueOf(v), 0)
 	if deep {
 		b.Deep(fn)
 	}
