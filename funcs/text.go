@@ -46,7 +46,6 @@ func addText(m template.FuncMap, b Budget) {
 	m["html"] = variadic("html", len("&#34;"), template.HTMLEscaper)
 	m["js"] = variadic("js", len(`\u003C`), template.JSEscaper)
 	m["urlquery"] = variadic("urlquery", len("%3C"), template.URLQueryEscaper)
-	m["quote"] = variadic("quote", len(`\x00`), quote)
 	m["printf"] = func(format string, args ...any) string {
 		n, leaves := argsSize(args)
 		n = addSize(n, len(format))

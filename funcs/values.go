@@ -120,11 +120,14 @@ func addDicts(m template.FuncMap, b Budget) {
 		_, ok := d[key]
 		return ok
 	}
+	// default takes a value as given when if would take it as true.
 	m["default"] = func(def any, given ...any) any {
-		if len(given) == 0 || empty(given[0]) {
-			return def
+		if len(given) > 0 {
+			if set, _ := template.IsTrue(given[0]); set {
+				return given[0]
+			}
 		}
-		return given[0]
+		return def
 	}
 	m["ternary"] = func(yes, no any, cond bool) any {
 		if cond {
@@ -132,7 +135,6 @@ func addDicts(m template.FuncMap, b Budget) {
 		}
 		return no
 	}
-	m["empty"] = empty
 	m["required"] = required
 	m["fail"] = func(message string) (string, error) { return "", &FailError{Message: message} }
 }
