@@ -108,13 +108,13 @@ func TestBuildersAskFirst(t *testing.T) {
 	}{
 		{`{{ repeat 10000000000 "x" }}`, "repeat", 10000000000},
 		{`{{ until 100000000 }}`, "until", 1600000000},
-		// Every width and precision may pad every value printed: an
-		// element of a list counts, and a '*' is the largest integer argument.
-		{`{{ printf "%999999d%999999d" 1 2 }}`, "printf", 2*999999*2 + 16 + 2},
-		{`{{ printf "%1000000d" (until 300) }}`, "printf", 1000000*300 + 9 + 300*(ElementSize+1)},
-		{`{{ printf "%*d" 1000000 (until 600) }}`, "printf", 1000000*601 + 3 + 1 + 600*(ElementSize+1)},
-		{`{{ printf "%[2]*[1]d" (until 3) 5 }}`, "printf", 5*4 + 9 + 3*(ElementSize+1) + 1},
-		{`{{ printf "%5.3f|%%|%d" (list 1.0 2.0) 7 }}`, "printf", (5+3)*3 + 11 + 2*(ElementSize+1) + 1},
+		{`{{ printf "%999999d%999999d" 1 2 }}`, "printf", 2000000 + 14 + 2},
+		// A width pads every element of a list, and a '*' may take the
+		// largest integer argument.
+		{`{{ printf "%1000000d" (until 300) }}`, "printf", 300*1000000 + 9 + 300*(ElementSize+1)},
+		{`{{ printf "%*d" 1000000 (until 600) }}`, "printf", 600*1000000 + 3 + 1 + 600*(ElementSize+1)},
+		{`{{ printf "%[2]*[1]d" (until 3) 5 }}`, "printf", 3*5 + 9 + 3*(ElementSize+1) + 1},
+		{`{{ printf "%5.3f|%%|%d" (list 1.0 2.0) 7 }}`, "printf", 2*8 + 11 + 2*(ElementSize+1) + 1},
 		{`{{ replace "a" "bbbb" "aaaa" }}`, "replace", 16},
 		{`{{ splitList "" "abc" }}`, "splitList", 3 + 3*ElementSize},
 		{`{{ join "--" (list "a" "b" "c") }}`, "join", 7},

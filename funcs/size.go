@@ -69,11 +69,11 @@ func Shallow(v reflect.Value) int {
 
 // argsSize is the size of a call's arguments with everything their lists
 // and maps hold (what printing them reads, and about what it writes),
-// and how many values printing them pads.
+// and the most values printing one of them pads.
 func argsSize(args []any) (n, leaves int) {
 	for _, a := range args {
 		w, l, _ := weigh(reflect.ValueOf(a), 0)
-		n, leaves = addSize(n, w), addSize(leaves, l)
+		n, leaves = addSize(n, w), max(leaves, l)
 	}
 	return n, leaves
 }

@@ -129,9 +129,9 @@ func subjectLast[R any](b Budget, fn string, f func(string, string) R) func(stri
 
 // formatPadding bounds what format's widths and precisions can add to
 // each value fmt prints (fmt pads every element, key and field of a
-// list, map or struct): the numbers after each '%' but an argument
-// index's, and for each '*' the largest integer argument (fmt refuses one
-// over 1e6).
+// list, map or struct), whichever argument each verb prints: the numbers
+// after each '%' but an argument index's, and for each '*' the largest
+// integer argument (fmt refuses one over 1e6).
 func formatPadding(format string, args []any) int {
 	star := 0
 	for _, a := range args {
