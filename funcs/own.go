@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
-	"text/template"
 	"unicode/utf8"
 )
 
@@ -48,14 +46,6 @@ func required(message string, v any) (any, error) {
 	return v, nil
 }
 
-// empty reports whether v is nil, false, zero, or an empty string, list
-// or dict: whether if and with would take it as false. A struct is never
-// empty.
-func empty(v any) bool {
-	truth, _ := template.IsTrue(v)
-	return !truth
-}
-
 // escapeXML makes s safe as XML 1.0 character data and attribute values: it escapes
 // & < > " ' and replaces invalid UTF-8 bytes and characters XML 1.0 forbids (most C0
 // controls, U+FFFE, U+FFFF) with U+FFFD, one per byte or character.
@@ -74,16 +64,6 @@ func escapeXML(s string) string {
 var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
 
 func sha256Hex(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s))) }
-
-// quote quotes each argument that is not nil as a Go string literal,
-// separated by spaces.
-func quote(args ...any) string {
-	out := stringList(args)
-	for i, s := range out {
-		out[i] = strconv.Quote(s)
-	}
-	return strings.Join(out, " ")
-}
 
 // stringOf converts a value to a string the way sprig's list helpers do:
 // fmt's %v, but a []byte is its bytes.

@@ -10,67 +10,72 @@ const ElementSize = 16
 // value recurses once per level.
 const MaxDepth = 64
 
-// weighValue returns about the bytes v takes, found depth levels down:
-// a string's bytes, ElementSize for each element of a list or map plus
-// what the element holds, and 1 for anything else (numbers, and the
-// structs and pointers only the section data holds). deep reports
-// nesting past MaxDepth. At a negative depth it does not look inside a
-// list or map.
-func weighValue(v reflect.Value, depth int) (n int, deep bool) {
-	for v.Kind() == reflect.Interface && !v.IsNil() {
+// weigh returns about the bytes v takes, found depth levels down, and
+// how many values fmt pads when it prints v: a string's bytes, one
+// value; ElementSize for each element of a list or map plus what the
+// element (and a map's key) holds; a byte slice's bytes, one value
+// each; a struct's fields; 1 for anything else. Like fmt, it follows a
+// pointer only at the top. deep reports nesting past MaxDepth. At a
+// negative depth it does not look inside a list, map or struct.
+func weigh(v reflect.Value, depth int) (n, leaves int, deep bool) {
+	for (v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer && depth == 0) && !v.IsNil() {
 		v = v.Elem()
 	}
-	switch v.Kind() {
-	case reflect.Invalid, reflect.Interface:
-		return 0, false
-	case reflect.String:
-		return v.Len(), false
-	case reflect.Slice, reflect.Array, reflect.Map:
-	default:
-		return 1, false
+	switch k := v.Kind(); {
+	case k == reflect.Invalid || k == reflect.Interface:
+		return 0, 1, false
+	case k == reflect.String:
+		return v.Len(), 1, false
+	case k == reflect.Map:
+	case k == reflect.Slice || k == reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return v.Len(), v.Len(), false
+		}
+	case k != reflect.Struct || depth < 0:
+		return 1, 1, false
 	}
-	if v.Kind() != reflect.Map && v.Type().Elem().Kind() == reflect.Uint8 {
-		return v.Len(), false
+	if v.Kind() != reflect.Struct {
+		n = mulSize(v.Len(), ElementSize)
 	}
-	n = mulSize(v.Len(), ElementSize)
-	if depth < 0 {
-		return n, false
-	}
-	if depth >= MaxDepth {
-		return 0, true
+	if depth < 0 || depth >= MaxDepth {
+		return n, 1, depth >= 0
 	}
 	add := func(e reflect.Value) bool {
-		w, d := weighValue(e, depth+1)
-		n, deep = addSize(n, w), d
+		w, l, d := weigh(e, depth+1)
+		n, leaves, deep = addSize(n, w), addSize(leaves, l), d
 		return !d
 	}
-	if v.Kind() == reflect.Map {
+	switch v.Kind() {
+	case reflect.Map:
 		for it := v.MapRange(); it.Next() && add(it.Key()) && add(it.Value()); {
 		}
-		return n, deep
+	case reflect.Struct:
+		for i := 0; i < v.NumField() && add(v.Field(i)); i++ {
+		}
+	default:
+		for i := 0; i < v.Len() && add(v.Index(i)); i++ {
+		}
 	}
-	for i := 0; i < v.Len() && add(v.Index(i)); i++ {
-	}
-	return n, deep
+	return n, leaves, deep
 }
 
 // Shallow is what handing v to a function costs: a string's bytes, or
 // ElementSize per element of a list or map, without looking inside;
 // what the elements hold was weighed when it was made.
 func Shallow(v reflect.Value) int {
-	n, _ := weighValue(v, -1)
+	n, _, _ := weigh(v, -1)
 	return n
 }
 
 // argsSize is the size of a call's arguments with everything their lists
-// and maps hold: what printing them reads, and about what it writes.
-func argsSize(args []any) int {
-	n := 0
+// and maps hold (what printing them reads, and about what it writes),
+// and the most values printing one of them pads.
+func argsSize(args []any) (n, leaves int) {
 	for _, a := range args {
-		w, _ := weighValue(reflect.ValueOf(a), 0)
-		n = addSize(n, w)
+		w, l, _ := weigh(reflect.ValueOf(a), 0)
+		n, leaves = addSize(n, w), max(leaves, l)
 	}
-	return n
+	return n, leaves
 }
 
 // take asks b for n bytes on behalf of fn, and charges them.

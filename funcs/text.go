@@ -3,7 +3,6 @@ package funcs
 import (
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"text/template"
 	"unicode/utf8"
@@ -26,7 +25,7 @@ func addText(m template.FuncMap, b Budget) {
 	// at most grow bytes.
 	variadic := func(fn string, grow int, f func(...any) string) func(...any) string {
 		return func(args ...any) string {
-			n := argsSize(args)
+			n, _ := argsSize(args)
 			b.Want(fn, mulSize(n, grow))
 			b.Charge(fn, n)
 			return built(b, fn, f(args...))
@@ -47,10 +46,10 @@ func addText(m template.FuncMap, b Budget) {
 	m["html"] = variadic("html", len("&#34;"), template.HTMLEscaper)
 	m["js"] = variadic("js", len(`\u003C`), template.JSEscaper)
 	m["urlquery"] = variadic("urlquery", len("%3C"), template.URLQueryEscaper)
-	m["quote"] = variadic("quote", len(`\x00`), quote)
 	m["printf"] = func(format string, args ...any) string {
-		n := addSize(len(format), argsSize(args))
-		b.Want("printf", addSize(n, formatPadding(format, args)))
+		n, leaves := argsSize(args)
+		n = addSize(n, len(format))
+		b.Want("printf", addSize(n, mulSize(formatPadding(format, args), max(leaves, 1))))
 		b.Charge("printf", n)
 		return built(b, "printf", fmt.Sprintf(format, args...))
 	}
@@ -128,128 +127,40 @@ func subjectLast[R any](b Budget, fn string, f func(string, string) R) func(stri
 	return func(arg, s string) R { b.Charge(fn, len(arg)+len(s)); return f(s, arg) }
 }
 
-// formatPadding is about what format's widths and precisions add to its
-// arguments. fmt applies a verb's width and precision to every element
-// of a list, map or struct it prints, so each counts once per element of
-// the verb's argument. A '*' takes its number from an argument, capped
-// at 1e6 like fmt's own.
+// formatPadding bounds what format's widths and precisions can add to
+// each value fmt prints (fmt pads every element, key and field of a
+// list, map or struct), whichever argument each verb prints: the numbers
+// after each '%' but an argument index's, and for each '*' the largest
+// integer argument (fmt refuses one over 1e6).
 func formatPadding(format string, args []any) int {
-	total, arg := 0, 0
+	star := 0
+	for _, a := range args {
+		switch v := reflect.ValueOf(a); {
+		case v.CanInt():
+			star = max(star, int(min(max(v.Int(), -v.Int()), 1e6)))
+		case v.CanUint():
+			star = max(star, int(min(v.Uint(), 1e6)))
+		}
+	}
+	pad := 0
 	for i := 0; i < len(format); i++ {
 		if format[i] != '%' {
 			continue
 		}
-		for i++; i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0; i++ {
-		}
-		pad := 0
-		for part := range 2 { // the width, then the precision after a '.'
-			if part == 1 {
-				if i >= len(format) || format[i] != '.' {
-					break
-				}
-				i++
-			}
-			i, arg = argIndex(format, i, arg)
-			if i < len(format) && format[i] == '*' {
-				pad, arg, i = addSize(pad, starArg(args, arg)), arg+1, i+1
+		num := 0
+		for i++; i < len(format) && strings.IndexByte("+-# .*[0123456789", format[i]) >= 0; i++ {
+			switch c := format[i]; {
+			case c >= '0' && c <= '9':
+				num = min(num*10+int(c-'0'), 1<<40)
 				continue
+			case c == '*':
+				pad = addSize(pad, star)
+			case c == '[':
+				i += max(strings.IndexByte(format[i:], ']'), 0)
 			}
-			j := i
-			for j < len(format) && format[j] >= '0' && format[j] <= '9' {
-				j++
-			}
-			if j > i {
-				n, err := strconv.Atoi(format[i:j])
-				if err != nil || n > 1_000_000 {
-					n = 1_000_000
-				}
-				pad, i = addSize(pad, n), j
-			}
+			pad, num = addSize(pad, num), 0
 		}
-		if i, arg = argIndex(format, i, arg); i >= len(format) || format[i] == '%' {
-			continue
-		}
-		if pad > 0 {
-			total = addSize(total, mulSize(pad, printedLeaves(args, arg)))
-		}
-		arg++
+		pad = addSize(pad, num)
 	}
-	return total
-}
-
-// argIndex reads an explicit argument index ("[2]") at i, and returns
-// where the format goes on and the argument it names.
-func argIndex(format string, i, arg int) (int, int) {
-	if i >= len(format) || format[i] != '[' {
-		return i, arg
-	}
-	end := strings.IndexByte(format[i:], ']')
-	if end < 0 {
-		return i, arg
-	}
-	if n, err := strconv.Atoi(format[i+1 : i+end]); err == nil && n > 0 {
-		arg = n - 1
-	}
-	return i + end + 1, arg
-}
-
-// starArg is the width or precision a '*' takes from args[i].
-func starArg(args []any, i int) int {
-	if i >= len(args) {
-		return 0
-	}
-	var n int64
-	switch v := reflect.ValueOf(args[i]); {
-	case v.CanInt():
-		n = v.Int()
-	case v.CanUint():
-		n = int64(min(v.Uint(), 1_000_000))
-	}
-	return int(min(max(n, -n), 1_000_000))
-}
-
-// maxLeaves stops printedLeaves counting: past it, a padded value is far
-// over any value size bound anyway.
-const maxLeaves = 1 << 24
-
-// printedLeaves is how many values fmt pads when it prints args[i]: one
-// for a plain value, one per element (and map key), field and byte of a
-// list, map, struct or byte slice, counted down to MaxDepth levels.
-func printedLeaves(args []any, i int) int {
-	if i >= len(args) {
-		return 1
-	}
-	n := 0
-	var count func(v reflect.Value, depth int)
-	count = func(v reflect.Value, depth int) {
-		for (v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer && depth == 0) && !v.IsNil() {
-			v = v.Elem()
-		}
-		switch {
-		case n >= maxLeaves:
-		case depth >= MaxDepth:
-			n++
-		case v.Kind() == reflect.Map:
-			for it := v.MapRange(); it.Next() && n < maxLeaves; {
-				count(it.Key(), depth+1)
-				count(it.Value(), depth+1)
-			}
-		case v.Kind() == reflect.Struct:
-			for f := 0; f < v.NumField() && n < maxLeaves; f++ {
-				count(v.Field(f), depth+1)
-			}
-		case v.Kind() == reflect.Slice || v.Kind() == reflect.Array:
-			if v.Type().Elem().Kind() == reflect.Uint8 {
-				n += v.Len()
-				return
-			}
-			for e := 0; e < v.Len() && n < maxLeaves; e++ {
-				count(v.Index(e), depth+1)
-			}
-		default:
-			n++
-		}
-	}
-	count(reflect.ValueOf(args[i]), 0)
-	return max(min(n, maxLeaves), 1)
+	return pad
 }

@@ -73,7 +73,7 @@ func addValues(m template.FuncMap, b Budget) {
 	m["has"] = func(needle, list any) (bool, error) {
 		l, err := anyList("has", list)
 		// Each element may be compared with the whole needle.
-		w, _ := weighValue(reflect.ValueOf(needle), 0)
+		w, _, _ := weigh(reflect.ValueOf(needle), 0)
 		b.Charge("has", mulSize(len(l), ElementSize+w))
 		return slices.ContainsFunc(l, func(e any) bool { return reflect.DeepEqual(needle, e) }), err
 	}
@@ -120,11 +120,14 @@ func addDicts(m template.FuncMap, b Budget) {
 		_, ok := d[key]
 		return ok
 	}
+	// default takes a value as given when if would take it as true.
 	m["default"] = func(def any, given ...any) any {
-		if len(given) == 0 || empty(given[0]) {
-			return def
+		if len(given) > 0 {
+			if set, _ := template.IsTrue(given[0]); set {
+				return given[0]
+			}
 		}
-		return given[0]
+		return def
 	}
 	m["ternary"] = func(yes, no any, cond bool) any {
 		if cond {
@@ -132,14 +135,13 @@ func addDicts(m template.FuncMap, b Budget) {
 		}
 		return no
 	}
-	m["empty"] = empty
 	m["required"] = required
 	m["fail"] = func(message string) (string, error) { return "", &FailError{Message: message} }
 }
 
 // builtValue checks and charges a value a function made.
 func builtValue(b Budget, fn string, v any) {
-	n, deep := weighValue(reflect.ValueOf(v), 0)
+	n, _, deep := weigh(reflect.ValueOf(v), 0)
 	if deep {
 		b.Deep(fn)
 	}

@@ -44,16 +44,12 @@ func Instrument(set *template.Template) {
 				chargeArgs(tree, n)
 			}
 		})
-	}
-	for _, name := range g.names {
-		root := g.trees[name].Root
-		pos, size := root.Position(), g.cost[name]
+		root, pos, size := tree.Root, tree.Root.Position(), g.cost[name]
 		switch {
 		case g.framed[name]:
-			root.Nodes = append(append([]parse.Node{call(g.trees[name], pos, enterFunc, size)}, root.Nodes...),
-				call(g.trees[name], pos, leaveFunc, size))
+			root.Nodes = append(append([]parse.Node{call(tree, pos, enterFunc, size)}, root.Nodes...), call(tree, pos, leaveFunc, size))
 		case !g.folded(name):
-			root.Nodes = append([]parse.Node{call(g.trees[name], pos, stepFunc, size)}, root.Nodes...)
+			root.Nodes = append([]parse.Node{call(tree, pos, stepFunc, size)}, root.Nodes...)
 		}
 	}
 }
@@ -105,7 +101,8 @@ func newGraph(set *template.Template) *graph {
 				if id, ok := n.Args[0].(*parse.IdentifierNode); !ok || id.Ident != "include" {
 					return
 				}
-				if s, ok := argAt(n, 1).(*parse.StringNode); ok {
+				// include's name, or with no argument include itself: computed.
+				if s, ok := n.Args[min(1, len(n.Args)-1)].(*parse.StringNode); ok {
 					g.calls[name] = append(g.calls[name], s.Text)
 					g.included[s.Text] = true
 				} else {
@@ -119,13 +116,6 @@ func newGraph(set *template.Template) *graph {
 		g.cost[name] = g.size(g.trees[name].Root)
 	}
 	return g
-}
-
-func argAt(cmd *parse.CommandNode, i int) parse.Node {
-	if i < len(cmd.Args) {
-		return cmd.Args[i]
-	}
-	return nil
 }
 
 // folded reports whether a template's size is counted in its callers.
@@ -301,10 +291,9 @@ func Walk(n parse.Node, visit func(parse.Node)) {
 func CheckCall(l Limits, call string) error {
 	for _, src := range []string{call, `"x" | ` + call, "1 | " + call} {
 		t, err := template.New("").Funcs(funcs.New(New(l, nil))).Parse("{{ " + src + " }}")
-		if err != nil {
-			return nil
+		if err == nil {
+			err = t.Execute(io.Discard, nil)
 		}
-		err = t.Execute(io.Discard, nil)
 		if le, ok := errors.AsType[*LimitError](err); ok {
 			return le
 		} else if err == nil {

@@ -3,6 +3,7 @@ package meter
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 )
 
 // Limits bound what the templates of one render may do, whatever the pack
@@ -52,13 +53,10 @@ func DefaultLimits() Limits {
 // WithDefaults returns l with every zero or negative field set to its
 // default.
 func (l Limits) WithDefaults() Limits {
-	d := DefaultLimits()
-	for _, f := range []struct{ v, def *int }{
-		{&l.SectionOutput, &d.SectionOutput}, {&l.PromptOutput, &d.PromptOutput},
-		{&l.Value, &d.Value}, {&l.Work, &d.Work}, {&l.Steps, &d.Steps}, {&l.Depth, &d.Depth},
-	} {
-		if *f.v <= 0 {
-			*f.v = *f.def
+	v, d := reflect.ValueOf(&l).Elem(), reflect.ValueOf(DefaultLimits())
+	for i := range v.NumField() {
+		if v.Field(i).Int() <= 0 {
+			v.Field(i).Set(d.Field(i))
 		}
 	}
 	return l

@@ -151,7 +151,7 @@ func (m *Meter) include(set *template.Template) func(string, any) (string, error
 			// Pass a bound up as it is, not wrapped once per level of a
 			// recursion.
 			if le, ok := errors.AsType[*LimitError](err); ok {
-				return "", le
+				err = le
 			}
 			return "", err
 		}
@@ -176,17 +176,11 @@ func (m *Meter) step(n int) string {
 	return ""
 }
 
-// enter counts a template of n nodes and one level of nesting.
+// enter counts a template of n nodes and, as a range does, one level of
+// nesting.
 func (m *Meter) enter(n int) string {
-	m.nest()
+	m.ranged(nil)
 	return m.step(n)
-}
-
-// nest counts one level of nesting, a framed template or a range.
-func (m *Meter) nest() {
-	if m.depth++; m.depth > m.limits.Depth {
-		panic(&LimitError{Bound: BoundDepth, Limit: m.limits.Depth})
-	}
 }
 
 // leave ends a frame or a range. It takes the size enter took, unused, so that every
@@ -205,7 +199,9 @@ func (m *Meter) chargeValue(v reflect.Value) reflect.Value {
 // ranged counts one level of nesting, charges a map's key sort and hands
 // v on untouched.
 func (m *Meter) ranged(v any) any {
-	m.nest()
+	if m.depth++; m.depth > m.limits.Depth {
+		panic(&LimitError{Bound: BoundDepth, Limit: m.limits.Depth})
+	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Map {
 		n := uint64(rv.Len())
 		m.Charge("range", int(min(n*funcs.ElementSize*uint64(bits.Len64(n)), 1<<40)))
