@@ -49,16 +49,17 @@ func markRun(cmd *exec.Cmd) (endRun func()) {
 			found := false
 			for _, c := range children() {
 				switch {
-				case c.zombie && killed[c.group]:
-					unix.Wait4(c.pid, nil, 0, nil)
+				case killed[c.group]:
+					// Killed with its group, maybe still dying: a dying
+					// process's environment may no longer read.
 				case !c.zombie && c.marked(mark):
 					unix.Kill(-c.group, unix.SIGKILL)
-					unix.Kill(c.pid, unix.SIGKILL)
 					killed[c.group] = true
-					unix.Wait4(c.pid, nil, 0, nil)
 				default:
 					continue
 				}
+				unix.Kill(c.pid, unix.SIGKILL) // nothing to a zombie
+				unix.Wait4(c.pid, nil, 0, nil)
 				found = true
 			}
 			if !found {
