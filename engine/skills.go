@@ -3,9 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"math"
 	"path"
 	"path/filepath"
 	"strings"
@@ -36,14 +34,9 @@ type sessionSkills struct {
 	dirs    []string // the roots' folders on the real disk
 }
 
-// size is about the bytes a built catalog holds: its JSON encoding stands
-// for the skills' strings, which are nearly all of it.
+// bytes is about what a built catalog holds; skills.Catalog.Bytes says how.
 func (s sessionSkills) bytes() int {
-	j, err := json.Marshal(s.catalog)
-	if err != nil {
-		return math.MaxInt32 // not kept
-	}
-	return len(j) + len(s.size.Text) + len(s.view.Catalog) + 8*len(s.size.Blocks)
+	return s.catalog.Bytes() + len(s.size.Text) + len(s.view.Catalog) + 8*len(s.size.Blocks)
 }
 
 // CatalogSize is what the skills catalog costs, measured with the pack's

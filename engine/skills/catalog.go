@@ -40,6 +40,42 @@ type Catalog struct {
 	Cuts []Cut
 }
 
+// recordBytes stands for what a record of the catalog costs besides its
+// strings: its fixed fields and slice headers.
+const recordBytes = 64
+
+// Bytes is about what the catalog holds in memory, its strings nearly
+// all of it, so a cache of catalogs can bound itself in bytes. It walks
+// the fields rather than encoding them: a cold render builds one catalog,
+// and a first JSON encoding of these types cost it more than the rest of
+// the catalog's bookkeeping.
+func (c *Catalog) Bytes() int {
+	n := len(c.Note)
+	for i := range c.Skills {
+		s := &c.Skills[i]
+		n += recordBytes + len(s.Name) + len(s.Description) + len(s.Key) + len(s.Source) + len(s.Plugin) +
+			len(s.Path) + len(s.Location) + len(s.Version) + len(s.Meta.SkillKey) + len(s.Meta.PrimaryEnv)
+		r := &s.Meta.Requires
+		for _, list := range [...][]string{s.Meta.OS, r.Bins, r.AnyBins, r.Env, r.Config} {
+			for _, x := range list {
+				n += 16 + len(x)
+			}
+		}
+	}
+	for _, s := range c.Skipped {
+		n += recordBytes + len(s.Name) + len(s.Location) + len(s.Source) + len(s.Reason)
+	}
+	for _, list := range [...][]Problem{c.Problems, c.Warnings} {
+		for _, p := range list {
+			n += recordBytes + len(p.Path) + len(p.Message)
+		}
+	}
+	for _, cut := range c.Cuts {
+		n += recordBytes + len(cut.Root) + len(cut.Reason)
+	}
+	return n
+}
+
 // Build decides the catalog for the skills found: it applies the policy,
 // sorts what is eligible by name, keeps at most MaxSkills, and then fits the
 // MaxChars budget in these steps, stopping at the first that fits:
