@@ -318,16 +318,21 @@ func (c *manifestCheck) checkHarnessFiles(d declared) {
 	sort.Strings(names)
 	for _, name := range names {
 		f := files[name]
-		l, col := c.doc.Doc().Locate("harness.files."+name, c.harnessLine(d.index))
+		// Located only for a finding: the scan costs a cold start.
+		at := func() (int, int) { return c.doc.Doc().Locate("harness.files."+name, c.harnessLine(d.index)) }
 		switch {
 		case strings.TrimSpace(f.Omit) == "":
+			l, col := at()
 			c.fail(l, col, "harness %q: %q needs an omit reason: it is what the report shows for the file", d.name, name)
 		case slices.ContainsFunc(f.WhenTools, func(t string) bool { return strings.TrimSpace(t) == "" }):
+			l, col := at()
 			c.fail(l, col, "harness %q: %q has an empty name in when_tools", d.name, name)
 		case f.WhenTools != nil && len(f.WhenTools) == 0:
+			l, col := at()
 			c.fail(l, col, "harness %q: %q has when_tools = [], which no turn meets; leave it out to omit the file always", d.name, name)
 		case len(c.p.Bootstrap.Files) > 0 && !slices.Contains(c.p.Bootstrap.Files, name):
 			// A hook may add a file under that name, so this is no error.
+			l, col := at()
 			c.p.Warnings = append(c.p.Warnings, &diag.Error{Phase: diag.PhaseManifest, File: manifestPath, Line: l, Col: col,
 				Err: fmt.Errorf("harness %q routes %q, which is not in the bootstrap files of %s; only a hook can add it", d.name, name, defaultsPath)})
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"regexp/syntax"
+	"sync"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
@@ -18,7 +20,10 @@ type ModelWindow struct {
 	Match         string `toml:"match"`
 	ContextWindow int    `toml:"context_window"`
 	OutputReserve int    `toml:"output_reserve"`
-	re            *regexp.Regexp
+	// re is Match compiled on first use: only a context report asks for
+	// a window, and a cold render spent more compiling the table than
+	// the checks that validate it (regexp/syntax.Parse) cost.
+	re func() *regexp.Regexp
 }
 
 // readModels reads templates/models.toml; a pack without it knows no
@@ -41,7 +46,7 @@ func readModels(fsys fs.FS) ([]ModelWindow, diag.ErrorList) {
 	}
 	for i := range doc.Model {
 		m := &doc.Model[i]
-		re, err := regexp.Compile(m.Match)
+		_, err := syntax.Parse(m.Match, syntax.Perl) // the check regexp.Compile makes
 		switch {
 		case m.Match == "":
 			return nil, fail(i, "match is empty")
@@ -52,7 +57,7 @@ func readModels(fsys fs.FS) ([]ModelWindow, diag.ErrorList) {
 		case m.OutputReserve < 0 || m.OutputReserve >= m.ContextWindow:
 			return nil, fail(i, "output_reserve %d must be at least 0 and below context_window %d", m.OutputReserve, m.ContextWindow)
 		}
-		m.re = re
+		m.re = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(m.Match) })
 	}
 	return doc.Model, nil
 }
@@ -60,7 +65,7 @@ func readModels(fsys fs.FS) ([]ModelWindow, diag.ErrorList) {
 // Window returns the first row of the table whose pattern matches model.
 func (p *Pack) Window(model string) (ModelWindow, bool) {
 	for _, m := range p.Models {
-		if model != "" && m.re.MatchString(model) {
+		if model != "" && m.re().MatchString(model) {
 			return m, true
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	sysprompt "github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
+	"github.com/sysprompt/sysprompt/internal/packtest"
 )
 
 // The built-in model table gives each model id, as runtimes spell it
@@ -43,4 +44,14 @@ func TestBuiltinModelWindows(t *testing.T) {
 		_, ok := p.Window(model)
 		assert.False(t, ok, "%q has no entry", model)
 	}
+}
+
+// The table's patterns are checked when the pack loads, though compiled
+// only when a window is asked for.
+func TestModelPatternCheckedAtLoad(t *testing.T) {
+	fsys := packtest.PackWith(t, sysprompt.Pack, map[string]string{"templates/models.toml": "[[model]]\nmatch = 'x'\n" +
+		"context_window = 10\noutput_reserve = 1\n\n[[model]]\nmatch = 'claude-(opus'\ncontext_window = 10\noutput_reserve = 1\n"})
+	_, errs := pack.Load(fsys)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "templates/models.toml:6:1: [[model]] entry 2: bad match pattern \"claude-(opus\": error parsing regexp: missing closing ): `claude-(opus`", errs[0].Error())
 }

@@ -196,9 +196,10 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 			errs = append(errs, &diag.Error{Phase: diag.PhaseFrontMatter, File: file, Err: err})
 			continue
 		}
-		sec, perr := parseSection(file, string(text))
+		src := string(text)
+		sec, perr := parseSection(file, src)
 		if perr == nil {
-			perr = checkNesting(file, string(text))
+			perr = checkNesting(file, src)
 		}
 		if perr != nil {
 			errs = append(errs, perr)
@@ -247,11 +248,12 @@ func readPartials(fsys fs.FS) ([]partialFile, diag.ErrorList) {
 			errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: p, Err: err})
 			return nil
 		}
-		if err := checkNesting(p, string(text)); err != nil {
+		src := string(text)
+		if err := checkNesting(p, src); err != nil {
 			errs = append(errs, err)
 			return nil
 		}
-		out = append(out, partialFile{file: p, text: strings.ReplaceAll(string(text), "\r\n", "\n")})
+		out = append(out, partialFile{file: p, text: strings.ReplaceAll(src, "\r\n", "\n")})
 		return nil
 	})
 	if err != nil {
