@@ -57,7 +57,8 @@ func readModels(fsys fs.FS) ([]ModelWindow, diag.ErrorList) {
 		case m.OutputReserve < 0 || m.OutputReserve >= m.ContextWindow:
 			return nil, fail(i, "output_reserve %d must be at least 0 and below context_window %d", m.OutputReserve, m.ContextWindow)
 		}
-		m.re = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(m.Match) })
+		pattern := m.Match
+		m.re = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 	}
 	return doc.Model, nil
 }
