@@ -14,6 +14,7 @@ type (
 	Request      = request.Request
 	Session      = request.Session
 	Tool         = request.Tool
+	Schema       = request.Schema
 	Channel      = request.Channel
 	Runtime      = request.Runtime
 	Workspace    = request.Workspace
