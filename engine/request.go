@@ -39,6 +39,11 @@ const (
 // non-space byte is '{'); name is used in error messages.
 func ParseRequest(name string, src []byte) (Request, error) { return request.Parse(name, src) }
 
+// DecodeJSON decodes a JSON document that holds requests among other
+// values into v, as strictly as ParseRequest reads a JSON request; it
+// leaves validating them to Request.Validate (see engine/request).
+func DecodeJSON(name string, src []byte, v any) error { return request.DecodeJSON(name, src, v) }
+
 // VolatileFields lists the template names of the volatile fields, sorted.
 func VolatileFields() []string {
 	out := make([]string, 0, len(dot.Volatile))

@@ -184,14 +184,10 @@ func (s *server) answer(ctx context.Context, in inputLine) serveReply {
 	if in.tooLong {
 		return fail(lineError(in.n, maxServeLine+1, fmt.Sprintf("line is longer than %d bytes; skipped", maxServeLine)))
 	}
-	env, err := parseEnvelope(in)
-	reply.ID = env.id
+	id, req, err := parseLine(in)
+	reply.ID = id
 	if err != nil {
 		return fail(err)
-	}
-	req, err := engine.ParseRequest(serveInput, env.request)
-	if err != nil {
-		return fail(atLine(err, in.n, env.requestAt))
 	}
 	e, err := s.engine()
 	if err != nil {
@@ -234,6 +230,37 @@ func skipLine(br *bufio.Reader) error {
 			return err
 		}
 	}
+}
+
+// serveLine is what one line holds, decoded in one pass.
+type serveLine struct {
+	ID      json.RawMessage `json:"id"`
+	Request *engine.Request `json:"request"`
+}
+
+// parseLine reads a line's id and request. A good line is decoded in one
+// pass; a line with a mistake in it is read again, envelope first, then
+// the request, so that the error says what the envelope or the request
+// got wrong, at its column in the line.
+func parseLine(in inputLine) (json.RawMessage, engine.Request, error) {
+	var line serveLine
+	if engine.DecodeJSON(serveInput, in.text, &line) == nil && line.Request != nil && line.Request.Validate() == nil {
+		return line.ID, *line.Request, nil
+	}
+	return parseLineInParts(in)
+}
+
+// parseLineInParts reads the envelope, then the request in it.
+func parseLineInParts(in inputLine) (json.RawMessage, engine.Request, error) {
+	env, err := parseEnvelope(in)
+	if err != nil {
+		return env.id, engine.Request{}, err
+	}
+	req, err := engine.ParseRequest(serveInput, env.request)
+	if err != nil {
+		return env.id, engine.Request{}, atLine(err, in.n, env.requestAt)
+	}
+	return env.id, req, nil
 }
 
 // envelope is what one line holds: {"id": …, "request": {…}}.

@@ -239,6 +239,18 @@ func Parse(name string, src []byte) (Request, error) {
 	return req, nil
 }
 
+// DecodeJSON decodes a JSON document that holds a request among other
+// values (render serve's {"id": …, "request": {…}} line, say) into v, as
+// strictly as Parse reads a JSON request: exact keys, none repeated,
+// UTF-8, within MaxRequestBytes and MaxDepth. It does not validate the
+// requests in v; Validate does. An error is positioned in src.
+func DecodeJSON(name string, src []byte, v any) error {
+	if err := strict.JSON(src, v); err != nil {
+		return diag.Decode(diag.PhaseRequest, name, err)
+	}
+	return nil
+}
+
 // movedKeys are request keys that have moved, with where to.
 var movedKeys = map[string]string{
 	"channel.chat_type": "the chat type belongs to the session, not the turn: set chat_type at the top level",
