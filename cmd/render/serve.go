@@ -134,12 +134,11 @@ func (s *server) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) e
 	}
 }
 
-// answerLines is serve's loop. Each reply is one Encode into stdout,
-// which is not buffered, so it is out before the next line is read.
+// answerLines is serve's loop. Each reply is one Write to stdout, which
+// is not buffered, so it is out before the next line is read.
 func (s *server) answerLines(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	br := bufio.NewReaderSize(stdin, maxServeLine+1) // a line and its newline
-	out := json.NewEncoder(stdout)
-	out.SetEscapeHTML(false) // prompt text is full of <, > and &
+	out := newReplyWriter(stdout)
 	for n := 1; ; n++ {
 		in, err := readLine(br, n)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -158,7 +157,7 @@ func (s *server) answerLines(ctx context.Context, stdin io.Reader, stdout io.Wri
 
 // reply answers one line unless serve has stopped; it reports whether it
 // had not.
-func (s *server) reply(ctx context.Context, in inputLine, out *json.Encoder) (bool, error) {
+func (s *server) reply(ctx context.Context, in inputLine, out *replyWriter) (bool, error) {
 	s.mu.Lock()
 	stopped := s.stopped
 	s.mu.Unlock()
@@ -171,7 +170,7 @@ func (s *server) reply(ctx context.Context, in inputLine, out *json.Encoder) (bo
 	if s.stopped {
 		return false, nil
 	}
-	return true, out.Encode(r)
+	return true, out.write(r)
 }
 
 // answer renders one line's request, or says why it cannot.
