@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/dot"
@@ -45,14 +46,7 @@ func ParseRequest(name string, src []byte) (Request, error) { return request.Par
 func DecodeJSON(name string, src []byte, v any) error { return request.DecodeJSON(name, src, v) }
 
 // VolatileFields lists the template names of the volatile fields, sorted.
-func VolatileFields() []string {
-	out := make([]string, 0, len(dot.Volatile))
-	for k := range dot.Volatile {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func VolatileFields() []string { return slices.Sorted(maps.Keys(dot.Volatile)) }
 
 // overlayContributions returns the contributions of every overlay that
 // applies to the run, in file order.
