@@ -54,12 +54,16 @@ type tomlTool struct {
 	Schema      map[string]any `toml:"schema"`
 }
 
-// request is the Request a TOML request stands for. encoding/json writes
-// a schema table's keys sorted, its integers and floats as Go does, and
-// its times in RFC 3339.
+// request is the Request a TOML request stands for; without tools it
+// keeps Request's (Set's document sets one key). encoding/json writes a
+// schema table's keys sorted, its integers and floats as Go does, and its
+// times in RFC 3339.
 func (t *tomlRequest) request(src string) (Request, error) {
 	req := t.Request
-	req.Tools = nil
+	if t.Tools == nil {
+		return req, nil
+	}
+	req.Tools = make([]Tool, 0, len(t.Tools))
 	for i, tool := range t.Tools {
 		var schema Schema
 		if tool.Schema != nil {
