@@ -37,7 +37,8 @@ func newReplyWriter(w io.Writer) *replyWriter {
 }
 
 // The keys the stable texts are spliced after. Inside a JSON string
-// every quote is escaped, so these bytes occur only as keys.
+// every quote is escaped, so in the result these bytes occur only as
+// keys; the id before it is the client's JSON, so it is skipped.
 var (
 	emptyStable = []byte(`"stable":""`)
 	textKey     = []byte(`"text":"`)
@@ -45,14 +46,16 @@ var (
 
 // write writes one reply line.
 func (r *replyWriter) write(reply serveReply) error {
+	r.doc.Reset()
+	if err := r.enc.Encode(serveReply{SchemaVersion: reply.SchemaVersion, ID: reply.ID, Error: reply.Error}); err != nil {
+		return err
+	}
 	if reply.Result == nil {
-		r.doc.Reset()
-		if err := r.enc.Encode(reply); err != nil {
-			return err
-		}
 		_, err := r.w.Write(r.doc.Bytes())
 		return err
 	}
+	// The result follows what that line holds but its "}\n".
+	head := r.doc.Len() - 2
 	layers := reply.Result.Layers
 	doc := *reply.Result
 	doc.Layers = append([]jsonLayer(nil), layers...)
@@ -70,7 +73,7 @@ func (r *replyWriter) write(reply serveReply) error {
 	if err := r.enc.Encode(reply); err != nil {
 		return err
 	}
-	out, rest := r.line[:0], r.doc.Bytes()
+	out, rest := append(r.line[:0], r.doc.Bytes()[:head]...), r.doc.Bytes()[head:]
 	for i, l := range layers {
 		escaped := r.escaped(i, l.Stable)
 		at := bytes.Index(rest, emptyStable) + len(emptyStable) - 1 // before the closing quote

@@ -44,6 +44,8 @@ func TestServeReplyIsWhatEncodingJSONWrites(t *testing.T) {
 	} {
 		replies = append(replies, serveReply{SchemaVersion: serveSchemaVersion, ID: json.RawMessage(`1`), Result: &renderDoc{Layers: l}})
 	}
+	// The id is the client's JSON: the keys spliced after may be in it.
+	replies = append(replies, serveReply{SchemaVersion: serveSchemaVersion, ID: json.RawMessage(`{"stable":"", "text":"x"}`), Result: replies[0].Result})
 	replies = append(replies, serveReply{SchemaVersion: serveSchemaVersion, Error: &serveError{Message: "<bad> & \"worse\""}})
 
 	var got, want bytes.Buffer
