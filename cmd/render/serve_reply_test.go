@@ -61,3 +61,28 @@ func TestServeReplyIsWhatEncodingJSONWrites(t *testing.T) {
 	}
 	assert.LessOrEqual(t, len(w.kept), 3, "one kept text a layer")
 }
+
+// FuzzServeReply holds a reply line to what encoding/json writes for any
+// id, stable text and text, the second time (its stable text kept) too.
+func FuzzServeReply(f *testing.F) {
+	f.Add(`{"stable":""}`, "a\n", "a\n\nd\n", "d")
+	f.Add(`1`, "\xe2\x80", "\xe2\x80\xa8", "")
+	f.Fuzz(func(t *testing.T, id, stable, text, dynamic string) {
+		if !json.Valid([]byte(id)) {
+			t.Skip()
+		}
+		l := jsonLayer{Name: "system", Stable: stable, Dynamic: dynamic, Text: text, Sections: []jsonSection{}}
+		r := serveReply{SchemaVersion: serveSchemaVersion, ID: json.RawMessage(id), Result: &renderDoc{Layers: []jsonLayer{l, l}}}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		require.NoError(t, enc.Encode(r))
+		var got bytes.Buffer
+		w := newReplyWriter(&got)
+		for range 2 {
+			got.Reset()
+			require.NoError(t, w.write(r))
+			require.Equal(t, want.String(), got.String())
+		}
+	})
+}
