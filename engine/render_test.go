@@ -126,7 +126,7 @@ func TestToolsInTemplates(t *testing.T) {
 		"s": section(stable, `{{ with .Tools.Get "EXEC" }}{{ .Name }}: {{ .Description }}{{ end }} {{ join "," .Tools.Names }}`),
 	})
 	req := directRequest()
-	req.Tools[1].Schema = map[string]any{"type": "object"}
+	req.Tools[1].Schema = engine.Schema(`{"type": "object"}`)
 	res := render(t, p, req)
 	assert.Equal(t, "I am the agent.\n\nexec: Run a command. read,exec", res.Layers[0].Stable)
 	assert.Equal(t, req.Tools, res.Tools, "the result keeps the schemas for the report")

@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/sysprompt/sysprompt/engine/config"
 	"github.com/sysprompt/sysprompt/engine/internal/dot"
@@ -14,6 +15,7 @@ type (
 	Request      = request.Request
 	Session      = request.Session
 	Tool         = request.Tool
+	Schema       = request.Schema
 	Channel      = request.Channel
 	Runtime      = request.Runtime
 	Workspace    = request.Workspace
@@ -38,15 +40,13 @@ const (
 // non-space byte is '{'); name is used in error messages.
 func ParseRequest(name string, src []byte) (Request, error) { return request.Parse(name, src) }
 
+// DecodeJSON decodes a JSON document that holds requests among other
+// values into v, as strictly as ParseRequest reads a JSON request; it
+// leaves validating them to Request.Validate (see engine/request).
+func DecodeJSON(name string, src []byte, v any) error { return request.DecodeJSON(name, src, v) }
+
 // VolatileFields lists the template names of the volatile fields, sorted.
-func VolatileFields() []string {
-	out := make([]string, 0, len(dot.Volatile))
-	for k := range dot.Volatile {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func VolatileFields() []string { return slices.Sorted(maps.Keys(dot.Volatile)) }
 
 // overlayContributions returns the contributions of every overlay that
 // applies to the run, in file order.

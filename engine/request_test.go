@@ -42,9 +42,18 @@ section_overrides = { tool_call_style = "x" }
 	require.NoError(t, err)
 	b, err := engine.ParseRequest("r.json", []byte(json))
 	require.NoError(t, err)
+	// A TOML schema table becomes JSON, keys sorted; a JSON one is kept
+	// as written.
+	assert.Equal(t, `{"properties":{"path":{"type":"string"}},"type":"object"}`, string(a.Tools[0].Schema))
+	assert.Equal(t, `{"type": "object", "properties": {"path": {"type": "string"}}}`, string(b.Tools[0].Schema))
+	va, err := a.Tools[0].Schema.Value()
+	require.NoError(t, err)
+	vb, err := b.Tools[0].Schema.Value()
+	require.NoError(t, err)
+	assert.Equal(t, va, vb)
+	a.Tools[0].Schema, b.Tools[0].Schema = nil, nil
 	assert.Equal(t, a, b)
 	assert.Equal(t, engine.ModeMinimal, a.Mode)
-	assert.Equal(t, "string", a.Tools[0].Schema["properties"].(map[string]any)["path"].(map[string]any)["type"])
 }
 
 func TestParseRequestErrors(t *testing.T) {
@@ -66,6 +75,8 @@ func TestParseRequestErrors(t *testing.T) {
 		{"bad override", "[[contributions]]\nsection_overrides = { safety = \"x\" }\n", `r:2:23: contributions[0]: unknown section override "safety" (want execution_bias, interaction_style, tool_call_style)`},
 		{"json unknown", "{\n  \"mode\": \"full\",\n  \"moed\": 1\n}", `r:3:3: unknown key "moed" (did you mean mode?)`},
 		{"json type", "{\"mode\": 3}", `r:1:10: key "mode": cannot use a JSON number here (want a string)`},
+		{"json schema not an object", "{\"tools\": [{\"name\": \"x\",\n  \"schema\": [1]}]}", `r:2:3: key "tools.schema": cannot use a JSON array here (want an object)`},
+		{"toml schema not JSON", "[[tools]]\nname = \"x\"\nschema = { type = \"object\", maximum = inf }\n", `r:3:1: tools[0].schema cannot be JSON: json: unsupported value: +Inf`},
 		{"json syntax", "{\"mode\": }", `r:1:10: invalid character '}' looking for beginning of value`},
 		{"json trailing", "{\"mode\": \"full\"} {}", `r:1:18: unexpected data after the JSON value`},
 		{"json wrong case", "{\"MODE\": \"none\"}", `r:1:2: unknown key "MODE" (did you mean mode?)`},

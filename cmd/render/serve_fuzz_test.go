@@ -59,3 +59,28 @@ func FuzzServeLines(f *testing.F) {
 		}
 	})
 }
+
+// FuzzServeParseLine checks parseLine's one pass against reading the
+// envelope and the request in turn, which places errors: a line either
+// way reads as the same id and request, or fails either way.
+func FuzzServeParseLine(f *testing.F) {
+	req := exampleRequest(f)
+	for _, line := range []string{
+		requestLine("1", req), requestLine(`{"k":[1,{"a":null}]}`, req), `{"request":{}}`, `{"id":null,"request":{"mode":"minimal"}}`,
+		`{"ID":1,"request":{}}`, `{"id":1,"id":2,"request":{}}`, `{"id":{"a":1,"a":2},"request":{}}`, `{"id":1,"request":null}`,
+		`{"id":1,"request":{"mode":"loud"}}`, `{"id":1,"request":{"tools":[{"name":"x","schema":[1]}]}} `, "\xef\xbb\xbf" + `{"request":{}}`,
+	} {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		if len(text) > maxServeLine || bytes.ContainsAny(text, "\n") {
+			t.Skip()
+		}
+		in := inputLine{n: 1, text: text}
+		id, req, err := parseLine(in)
+		wantID, wantReq, wantErr := parseLineInParts(in)
+		assert.Equal(t, string(wantID), string(id))
+		assert.Equal(t, wantReq, req)
+		assert.Equal(t, wantErr, err)
+	})
+}

@@ -14,8 +14,9 @@ import (
 
 // Sources sees every kind of edit at the next check, with no watch: an
 // in-place rewrite of the same size, a file added deep down, one
-// removed, one renamed over another, a new folder, an edit to a lone
-// file; and nothing when nothing changed.
+// removed, one renamed over another, a new folder, a folder swapped for
+// a copy, an edit to a lone file, a symlink's target replaced; and
+// nothing when nothing changed.
 func TestSourcesSeeEveryEdit(t *testing.T) {
 	dir := t.TempDir()
 	pack, cfg := filepath.Join(dir, "pack"), filepath.Join(dir, "agents.toml")
@@ -26,7 +27,12 @@ func TestSourcesSeeEveryEdit(t *testing.T) {
 	}
 	write(filepath.Join(pack, "sections", "a.md.tmpl"), "aaaa")
 	write(filepath.Join(pack, "sections", "b.md.tmpl"), "bbbb")
+	write(filepath.Join(pack, "templates", "deep", "z.tmpl"), "zzzz")
 	write(cfg, "x = 1")
+	target := filepath.Join(dir, "target.tmpl")
+	write(target, "tttt")
+	// Not every Windows user may make a symlink.
+	linked := os.Symlink(target, filepath.Join(pack, "templates", "link.tmpl")) == nil
 	time.Sleep(vfs.RacyWindow) // younger files are checked again every time
 	s := NewSources(pack, cfg, "")
 	assert.False(t, s.Changed(), "nothing changed")
@@ -43,11 +49,20 @@ func TestSourcesSeeEveryEdit(t *testing.T) {
 			write(filepath.Join(dir, "tmp"), "bbbb")
 			require.NoError(t, os.Rename(filepath.Join(dir, "tmp"), filepath.Join(pack, "sections", "b.md.tmpl")))
 		}},
+		{"a folder swapped for a copy", func() {
+			require.NoError(t, os.Rename(filepath.Join(pack, "templates", "deep"), filepath.Join(dir, "deep")))
+			write(filepath.Join(pack, "templates", "deep", "z.tmpl"), "zzzz")
+		}},
 		{"the config", func() { write(cfg, "x = 2") }},
 		{"the config removed", func() { require.NoError(t, os.Remove(cfg)) }},
 		{"the config back", func() { write(cfg, "x = 3") }},
 	} {
 		edit.apply()
 		assert.True(t, s.Changed(), edit.name)
+	}
+	if linked { // the target changes in a folder no entry covers
+		write(filepath.Join(dir, "tmp"), "TTTT")
+		require.NoError(t, os.Rename(filepath.Join(dir, "tmp"), target))
+		assert.True(t, s.Changed(), "a symlink's target replaced")
 	}
 }

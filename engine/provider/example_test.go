@@ -40,9 +40,9 @@ sections = ["identity", "today"]
 	req := engine.Request{
 		Date:    "2026-11-30T09:15:00Z",
 		Runtime: engine.Runtime{Provider: "anthropic", Model: "anthropic/claude-sonnet-4-5"},
-		Tools: []engine.Tool{{Name: "read", Description: "Read a file.", Schema: map[string]any{
-			"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"},
-		}}},
+		Tools: []engine.Tool{{Name: "read", Description: "Read a file.", Schema: engine.Schema(
+			`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`,
+		)}},
 	}
 	res, err := e.Render(context.Background(), req)
 	return res, req, err

@@ -243,9 +243,17 @@ func checkToolName(name string) error {
 
 // encodeSchema encodes a tool's JSON schema, keys sorted and without
 // HTML escaping, after checking it is an object schema.
-func encodeSchema(schema map[string]any) (json.RawMessage, error) {
-	if len(schema) == 0 {
+func encodeSchema(s engine.Schema) (json.RawMessage, error) {
+	v, err := s.Value()
+	if err != nil {
+		return nil, err
+	}
+	schema, ok := v.(map[string]any)
+	switch {
+	case v == nil || ok && len(schema) == 0:
 		return json.RawMessage(emptyObjectSchema), nil
+	case !ok:
+		return nil, fmt.Errorf("schema is %s, not a JSON object", describeType(v))
 	}
 	if typ, _ := schema["type"].(string); typ != "object" {
 		return nil, fmt.Errorf(`schema type is %s; a tool's parameters must be a schema of "type": "object"`, describeType(schema["type"]))

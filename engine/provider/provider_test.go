@@ -33,10 +33,8 @@ func turn() *engine.Result {
 			StableSHA256: "aa",
 		}},
 		Tools: []engine.Tool{
-			{Name: "read", Description: "Read a file.", Schema: map[string]any{
-				"type": "object", "required": []any{"path"},
-				"properties": map[string]any{"path": map[string]any{"type": "string"}},
-			}},
+			{Name: "read", Description: "Read a file.", Schema: engine.Schema(`{"type": "object", "required": ["path"],
+				"properties": {"path": {"type": "string"}}}`)},
 			{Name: "session_status", Description: "Show the status card."},
 		},
 	}
@@ -246,9 +244,10 @@ func TestRefusals(t *testing.T) {
 		{name: "nameless tool", apis: both, res: withTool(engine.Tool{Description: "x"}), wantErr: provider.ErrTool, wantMsg: `tools[2] "": a tool needs a name`},
 		{name: "space in a name", apis: both, res: withTool(engine.Tool{Name: " exec"}), wantErr: provider.ErrTool, wantMsg: `tools[2] " exec": name holds ' '`},
 		{name: "long name", apis: both, res: withTool(engine.Tool{Name: strings.Repeat("x", 65)}), wantErr: provider.ErrTool, wantMsg: "name is 65 bytes long, over 64"},
-		{name: "string schema", apis: both, res: withTool(engine.Tool{Name: "t", Schema: map[string]any{"type": "string"}}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema type is "string"; a tool's parameters must be a schema of "type": "object"`},
-		{name: "schema without a type", apis: both, res: withTool(engine.Tool{Name: "t", Schema: map[string]any{"properties": map[string]any{}}}), wantErr: provider.ErrTool, wantMsg: "schema type is missing"},
-		{name: "schema JSON cannot hold", apis: both, res: withTool(engine.Tool{Name: "t", Schema: map[string]any{"type": "object", "maximum": math.Inf(1)}}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema cannot be encoded as JSON: json: unsupported value: +Inf`},
+		{name: "string schema", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`{"type": "string"}`)}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema type is "string"; a tool's parameters must be a schema of "type": "object"`},
+		{name: "schema without a type", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`{"properties": {}}`)}), wantErr: provider.ErrTool, wantMsg: "schema type is missing"},
+		{name: "schema that is not JSON", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`{"type":`)}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema is not JSON: unexpected EOF`},
+		{name: "schema that is not an object", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`[1]`)}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema is [1], not a JSON object`},
 		{name: "codex", apis: []string{"anthropic"}, res: withLayers("codex", "developer", "collaboration"), wantErr: provider.ErrHarness,
 			wantMsg: `anthropic request: harness "codex" has layers developer, collaboration; a Messages request carries one system prompt, so it takes a harness whose only layer is "system" (such as embedded); the codex harness's developer and collaboration layers are for the Codex runtime, which sends its own instructions and AGENTS.md with them`},
 		{name: "codex", apis: []string{"openai"}, res: withLayers("codex", "developer", "collaboration"), wantErr: provider.ErrHarness,
@@ -305,7 +304,7 @@ func TestCacheKey(t *testing.T) {
 	}
 	differ := map[string]func(*engine.Result){
 		"stable text": func(r *engine.Result) { r.Layers[0].StableSHA256 = "bb" },
-		"tool schema": func(r *engine.Result) { r.Tools[1].Schema = map[string]any{"type": "object", "required": []any{}} },
+		"tool schema": func(r *engine.Result) { r.Tools[1].Schema = engine.Schema(`{"type": "object", "required": []}`) },
 		"tool order":  func(r *engine.Result) { r.Tools[0], r.Tools[1] = r.Tools[1], r.Tools[0] },
 		"no tools":    func(r *engine.Result) { r.Tools = nil },
 		"description": func(r *engine.Result) { r.Tools[0].Description = "Read." },
@@ -409,14 +408,15 @@ func TestEmptyParts(t *testing.T) {
 	assert.Equal(t, []any{}, o.Input)
 }
 
-// The body does not share the caller's schema maps: it holds their
+// The body does not share the caller's schema bytes: it holds their
 // encoding, so editing the request's tools later cannot change it.
 func TestBodyHoldsEncodedSchemas(t *testing.T) {
 	res := turn()
 	a, err := provider.Anthropic(res, sonnet)
 	require.NoError(t, err)
 	before := marshal(t, a)
-	res.Tools[0].Schema["type"] = "string"
+	s := res.Tools[0].Schema
+	copy(s[bytes.Index(s, []byte(`"object"`)):], `"string"`)
 	assert.Equal(t, before, marshal(t, a))
 }
 

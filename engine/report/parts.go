@@ -238,13 +238,14 @@ func toolParts(tools []engine.Tool, z sizer) []Part {
 	var parts []Part
 	for _, t := range tools {
 		parts = append(parts, Part{Kind: KindToolDesc, Name: t.Name, Size: z.text(t.Description)})
-		if t.Schema == nil {
+		v, err := t.Schema.Value()
+		if v == nil || err != nil { // none, or one no body could send
 			continue
 		}
-		schema := Size{Chars: jsonChars(t.Schema)}
+		schema := Size{Chars: jsonChars(v)}
 		if z.estimate {
 			schema.Tokens = (schema.Chars + 3) / 4
-		} else if text, err := json.Marshal(t.Schema); err == nil {
+		} else if text, err := json.Marshal(v); err == nil {
 			schema.Tokens = z.tok.Count(string(text))
 		}
 		parts = append(parts, Part{Kind: KindToolSchema, Name: t.Name, Size: schema})

@@ -98,7 +98,7 @@ func TestReportFigures(t *testing.T) {
 
 func TestReportTools(t *testing.T) {
 	req := engine.Request{Tools: []engine.Tool{
-		{Name: "read", Description: "Read a file.", Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}},
+		{Name: "read", Description: "Read a file.", Schema: engine.Schema(`{"type": "object", "properties": {"path": {"type": "string"}}}`)},
 		{Name: "ping"},
 	}}
 	res := packtest.Render(t, packtest.MinimalPack(t, packtest.Manifest(`"identity"`), nil), req)

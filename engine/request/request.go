@@ -113,9 +113,9 @@ type Session struct {
 
 // Tool is one callable tool.
 type Tool struct {
-	Name        string         `toml:"name" json:"name"`
-	Description string         `toml:"description" json:"description"`
-	Schema      map[string]any `toml:"schema" json:"schema"` // a JSON request's numbers are json.Number, sent as written
+	Name        string `toml:"name" json:"name"`
+	Description string `toml:"description" json:"description"`
+	Schema      Schema `toml:"schema" json:"schema"`
 }
 
 // Channel is the messaging surface of the turn. The chat type is the
@@ -213,7 +213,10 @@ func Parse(name string, src []byte) (Request, error) {
 	if trimmed := bytes.TrimSpace(src); len(trimmed) > 0 && trimmed[0] == '{' {
 		err = strict.JSON(src, &req)
 	} else {
-		err = strict.TOML(string(src), &req)
+		var t tomlRequest
+		if err = strict.TOML(string(src), &t); err == nil {
+			req, err = t.request(string(src))
+		}
 	}
 	if err != nil {
 		return Request{}, diag.Decode(diag.PhaseRequest, name, movedKey(err))
@@ -234,6 +237,18 @@ func Parse(name string, src []byte) (Request, error) {
 		return Request{}, e
 	}
 	return req, nil
+}
+
+// DecodeJSON decodes a JSON document that holds a request among other
+// values (render serve's {"id": …, "request": {…}} line, say) into v, as
+// strictly as Parse reads a JSON request: exact keys, none repeated,
+// UTF-8, within MaxRequestBytes and MaxDepth. It does not validate the
+// requests in v; Validate does. An error is positioned in src.
+func DecodeJSON(name string, src []byte, v any) error {
+	if err := strict.JSON(src, v); err != nil {
+		return diag.Decode(diag.PhaseRequest, name, err)
+	}
+	return nil
 }
 
 // movedKeys are request keys that have moved, with where to.

@@ -42,9 +42,15 @@ func (r *Request) Set(assignment string) error {
 	} else if strings.ContainsAny(value, "\r\n") {
 		return fmt.Errorf("%s takes a TOML value on one line", key)
 	}
-	c := *r
-	c.ModelAliases = maps.Clone(r.ModelAliases) // the only map the decoder adds to in place
-	if err := strict.TOML(key+" = "+value, &c); err != nil {
+	t := tomlRequest{Request: *r}
+	t.ModelAliases = maps.Clone(r.ModelAliases) // the only map the decoder adds to in place
+	src := key + " = " + value
+	err := strict.TOML(src, &t)
+	c := t.Request
+	if err == nil {
+		c, err = t.request(src)
+	}
+	if err != nil {
 		if pe, ok := errors.AsType[*strict.PosError](err); ok {
 			return errors.New(pe.Msg)
 		}

@@ -16,6 +16,7 @@ func TestSetOverridesKeys(t *testing.T) {
 	for _, a := range []string{
 		"date=2026-01-02T10:00:00Z", "chat_type=group", "channel.id=discord", "model_aliases.slow=c/d",
 		"light_context=false", "workspace.brand_new=true", `owners=["x:1", "y:2"]`, "runtime.host=a = b",
+		`tools=[{name = "read", schema = {type = "object", required = ["path"]}}]`, "agent=wren",
 	} {
 		require.NoError(t, r.Set(a), a)
 	}
@@ -27,6 +28,8 @@ func TestSetOverridesKeys(t *testing.T) {
 	assert.True(t, *r.Workspace.BrandNew)
 	assert.Equal(t, []string{"x:1", "y:2"}, r.Owners)
 	assert.Equal(t, "a = b", r.Runtime.Host, "a string takes the value as it is, '=' and all")
+	require.Len(t, r.Tools, 1, "tools set, and kept when another key is")
+	assert.Equal(t, `{"required":["path"],"type":"object"}`, string(r.Tools[0].Schema), "a schema table as JSON, as in a file")
 }
 
 // A value a request file may not hold, Set refuses with the file's own

@@ -327,6 +327,9 @@ func jsonError(src []byte, err error, offset int64) error {
 	case errors.As(err, &typ):
 		offset = typ.Offset - 1
 		line, col := position(src, offset)
+		if typ.Offset == 0 { // from an UnmarshalJSON, which knows no offset
+			line, col = JSONKeyPos(src, typ.Field)
+		}
 		return &PosError{Line: line, Col: col, Key: typ.Field,
 			Msg: fmt.Sprintf("key %s: cannot use a JSON %s here (want %s)", echo.Quote(typ.Field), typ.Value, kindName(typ.Type))}
 	case errors.Is(err, io.EOF):
