@@ -214,7 +214,7 @@ func BenchmarkTurn(b *testing.B) {
 				// The example has 4 skills of its own.
 				turnWorkspace(b, writable(fsys), root, skills-4)
 				// Files changed within the last two seconds are read again
-				// on every turn (see engine/snapshot.go); a warm turn is
+				// on every turn (see engine/internal/texts); a warm turn is
 				// one over files older than that.
 				time.Sleep(2100 * time.Millisecond)
 				e, err := engine.New(sysprompt.Pack, engine.WithFS(fsys))

@@ -26,10 +26,10 @@
 // Compare) are in package report; the types templates see are in package
 // view.
 //
-// A long-lived Engine keeps two caches, each in one file: what it read
-// from workspaces, by file identity (snapshot.go), and each section's
-// output and each joined layer, by an explicit key of the fields their
-// templates read (memo.go).
+// A long-lived Engine keeps two caches: what it read from workspaces, by
+// file identity (snapshot.go; the files in internal/texts), and each
+// section's output and each joined layer, by an explicit key of the
+// fields their templates read (memo.go).
 package engine
 
 import (

@@ -657,7 +657,7 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		Hook:          e.opts.hook,
 		Markers:       markers{set: set}, // one pointer: no allocation as an interface
 	}
-	r, err := bootstrap.Load(ctx, e.snap.reader(ws, &set.key), opts)
+	r, err := bootstrap.Load(ctx, e.snap.texts.Reader(ws, &set.key), opts)
 	if err != nil {
 		return bootstrap.Result{}, &Error{Phase: PhaseWorkspace, File: s.Workspace, Err: err}
 	}
