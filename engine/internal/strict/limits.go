@@ -52,6 +52,9 @@ func checkEncoding(src string) error {
 			return &PosError{Line: 1, Col: 1, Msg: "document starts with a byte-order mark; save it as UTF-8 without one"}
 		}
 	}
+	if utf8.ValidString(src) { // skips ASCII a word at a time
+		return nil
+	}
 	for i := 0; i < len(src); {
 		r, size := utf8.DecodeRuneInString(src[i:])
 		if r == utf8.RuneError && size == 1 {
