@@ -21,8 +21,7 @@ import (
 //     was built with, and after Engine.SkillsChanged.
 
 // Bounds of the sessions, in entries and in bytes (what a catalog holds;
-// keys are hashes): past them the least recently used
-// entries are dropped.
+// keys are hashes): past them the least recently used are dropped.
 const (
 	maxSkillsSessions  = 256
 	maxSkillsBytes     = 32 << 20
