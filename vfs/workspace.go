@@ -28,7 +28,9 @@ import (
 // On the real disk (OS, or an *afero.OsFs) the root is an [os.Root]:
 // the kernel resolves every component relative to the root's open
 // descriptor, so a file swapped for a symlink between two calls cannot
-// lead a read outside. Symlinks inside the root are followed; any that
+// lead a read outside. On Linux a name without a slash is stat'ed and
+// opened with one *at call on the folder's descriptor that refuses a
+// final symlink; a symlink goes through the os.Root. Symlinks inside the root are followed; any that
 // points out of it, absolutely or with "..", is refused, and so is an
 // absolute target even when it names a place inside (the root may be
 // reached under several absolute names).
