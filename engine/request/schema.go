@@ -3,7 +3,6 @@ package request
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 
@@ -85,14 +84,9 @@ func (s Schema) Value() (any, error) {
 	if len(s) == 0 {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(s))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := strict.JSON(s, &v); err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %v", err)
-	}
-	if dec.More() {
-		return nil, errors.New("schema is not JSON: text after the value")
 	}
 	return v, nil
 }

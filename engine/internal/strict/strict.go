@@ -334,9 +334,11 @@ func jsonError(src []byte, err error, offset int64) error {
 			Msg: fmt.Sprintf("key %s: cannot use a JSON %s here (want %s)", echo.Quote(typ.Field), typ.Value, kindName(typ.Type))}
 	case errors.Is(err, io.EOF):
 		return &PosError{Line: 1, Col: 1, Msg: "empty document"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		// The decoder reports no offset: place it where the text ends.
+		offset = int64(len(bytes.TrimRight(src, " \t\r\n")))
 	}
-	// Anything else (the input ends early, say) is placed where the decoder
-	// stopped. An unknown field never gets here: the walk, which follows
+	// Anything else is placed where the decoder stopped. An unknown field never gets here: the walk, which follows
 	// the decoder's field matching but exactly, has refused it at its key.
 	line, col := position(src, offset)
 	return &PosError{Line: line, Col: col, Msg: strings.TrimPrefix(err.Error(), "json: ")}

@@ -73,6 +73,9 @@ func TestJSONPositions(t *testing.T) {
 	assert.True(t, pe.Unknown)
 	err = JSON([]byte(""), &v)
 	assert.EqualError(t, err, "1:1: empty document")
+	// A document that ends early is placed where it ends.
+	err = JSON([]byte("{\n  \"a\":\n"), &v)
+	assert.EqualError(t, err, "2:7: unexpected EOF")
 }
 
 func TestScanTOML(t *testing.T) {
