@@ -1,6 +1,7 @@
 package strict
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -75,7 +76,7 @@ func TestJSONPositions(t *testing.T) {
 	assert.EqualError(t, err, "1:1: empty document")
 	// A document that ends early is placed where it ends.
 	err = JSON([]byte("{\n  \"a\":\n"), &v)
-	assert.EqualError(t, err, "2:7: unexpected EOF")
+	assert.EqualError(t, err, "2:7: unexpected end of JSON input")
 }
 
 func TestScanTOML(t *testing.T) {
@@ -207,4 +208,19 @@ func TestJSONKeysExactly(t *testing.T) {
 	assert.Equal(t, [2]int{2, 12}, [2]int{line, col})
 	line, _ = JSONKeyPos(src, "a.c")
 	assert.Zero(t, line)
+}
+
+// An interface is filled by another decoder, which keeps numbers as
+// written; the text is held to the same rules as for a struct.
+func TestJSONIntoAnInterface(t *testing.T) {
+	var v any
+	require.NoError(t, JSON([]byte(`{"n": 9007199254740993, "f": 1.5e300}`), &v))
+	assert.Equal(t, map[string]any{"n": json.Number("9007199254740993"), "f": json.Number("1.5e300")}, v)
+	for src, want := range map[string]string{
+		`{"n": 1} x`:        "1:10: unexpected data after the JSON value",
+		`{"n": 1, "n": 2}`:  `1:10: key "n" is given twice`,
+		"{\n  \"n\": [1,\n": "2:11: unexpected end of JSON input",
+	} {
+		assert.EqualError(t, JSON([]byte(src), &v), want, src)
+	}
 }
