@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
@@ -406,5 +407,25 @@ func TestCleanFastPathAgrees(t *testing.T) {
 		default:
 			assert.Equal(t, slow, got, name)
 		}
+	}
+}
+
+// A file is racy by when it last changed: a modification time set in the
+// future (touch -d, an unpacked archive) must not keep it racy for good,
+// and without a change time the modification time is what there is.
+func TestRacyGoesByTheChangeTime(t *testing.T) {
+	now := time.Now()
+	at := func(d time.Duration) int64 { return now.Add(d).UnixNano() }
+	for _, c := range []struct {
+		name string
+		id   FileID
+		racy bool
+	}{
+		{"changed long ago, dated in the future", FileID{ModTime: at(time.Hour), ChangeTime: at(-time.Minute)}, false},
+		{"changed just now, dated in the past", FileID{ModTime: at(-time.Hour), ChangeTime: at(-time.Second)}, true},
+		{"no change time, modified just now", FileID{ModTime: at(-time.Second)}, true},
+		{"no change time, modified long ago", FileID{ModTime: at(-time.Minute)}, false},
+	} {
+		assert.Equal(t, c.racy, c.id.Racy(now), c.name)
 	}
 }
