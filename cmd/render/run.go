@@ -576,13 +576,16 @@ func checkPackDir(dir string) error {
 	if err := checkPackFolder(dir); err != nil || dir == "" {
 		return err
 	}
-	for _, sub := range []string{"sections", "templates"} {
+	for _, sub := range packFolders {
 		if info, err := os.Stat(filepath.Join(dir, sub)); err == nil && info.IsDir() {
 			return nil
 		}
 	}
 	return fmt.Errorf("-pack: %s has neither sections/ nor templates/, so it would change nothing; 'render eject DIR' writes a pack to start from", dir)
 }
+
+// packFolders are the folders of a -pack that the pack is read from.
+var packFolders = []string{"sections", "templates"}
 
 // checkPackFolder refuses a -pack that is missing or not a directory.
 func checkPackFolder(dir string) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"path/filepath"
 	"sync"
 
 	"github.com/sysprompt/sysprompt/engine"
@@ -10,7 +11,7 @@ import (
 
 // server holds serve's one engine. The engine re-reads workspace files
 // itself, by file identity, on every render; what it compiled once, the
-// -pack tree and the -config file, is checked the same way on every
+// -pack's folders and the -config file, is checked the same way on every
 // request, and the engine is built again when either changed.
 type server struct {
 	c       *common
@@ -31,13 +32,27 @@ func newServer(c *common) (*server, error) {
 	}
 	var sources *host.Sources
 	if c.pack != "" || c.config != "" {
-		sources = host.NewSources(c.pack, c.config)
+		sources = c.sources()
 	}
 	e, err := c.engine()
 	if err != nil {
 		return nil, inPack(err, c.pack)
 	}
 	return &server{c: c, sources: sources, e: e, stderr: c.stderr}, nil
+}
+
+// sources stamps what c.engine is built from: the -config file, and the
+// folders of the -pack that the pack is read from. The rest of that
+// folder (a .git, a project around it) is none of the pack's, and could
+// fill the bound on what a Sources looks at before them.
+func (c *common) sources() *host.Sources {
+	paths := []string{c.config}
+	if c.pack != "" {
+		for _, sub := range packFolders {
+			paths = append(paths, filepath.Join(c.pack, sub))
+		}
+	}
+	return host.NewSources(paths...)
 }
 
 // engine returns the engine for a request, rebuilt when a source changed

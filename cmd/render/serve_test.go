@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,6 +20,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/report"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // wireReply mirrors one line serve writes.
@@ -359,6 +361,38 @@ func TestServeSeesPackEdits(t *testing.T) {
 		write(v)
 		assert.Contains(t, textOf(t, s.ask(t, requestLine("6", req))), "\n"+v+"\n")
 	}
+	assert.Equal(t, 0, s.end(t))
+}
+
+// A pack folder may hold much the pack never reads (a .git folder, a
+// project around it, as with -pack . in a checkout): however much, an
+// edit to a section or to the config still shows on the next request.
+func TestServeSeesEditsInABigPackFolder(t *testing.T) {
+	t.Parallel()
+	pack := t.TempDir()
+	for i := range 9000 {
+		name := filepath.Join(pack, ".git", "objects", fmt.Sprintf("%02x", i%256), fmt.Sprint(i))
+		require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
+		require.NoError(t, os.WriteFile(name, nil, 0o644))
+	}
+	section := filepath.Join(pack, "sections", "user_identity.md.tmpl")
+	require.NoError(t, os.Mkdir(filepath.Dir(section), 0o755))
+	write := func(body string) {
+		require.NoError(t, os.WriteFile(section, []byte("+++\nmodes = [\"full\"]\ntier = \"dynamic\"\n+++\n"+body+"\n"), 0o644))
+	}
+	config := filepath.Join(t.TempDir(), "agents.toml")
+	zone := func(z string) {
+		require.NoError(t, os.WriteFile(config, []byte("[agents.defaults]\nuserTimezone = \""+z+"\"\n"), 0o644))
+	}
+	write("Version 0.")
+	zone("Asia/Kolkata")
+	time.Sleep(vfs.RacyWindow) // younger files rebuild the engine on every request
+	s := startServe(t, "-pack", pack, "-config", config)
+	assert.Contains(t, textOf(t, s.ask(t, requestLine("0", "{}"))), "\nVersion 0.\n")
+	write("Version 1.")
+	assert.Contains(t, textOf(t, s.ask(t, requestLine("1", "{}"))), "\nVersion 1.\n")
+	zone("Europe/Lisbon")
+	assert.Contains(t, textOf(t, s.ask(t, requestLine("2", "{}"))), "Time zone: Europe/Lisbon\n")
 	assert.Equal(t, 0, s.end(t))
 }
 

@@ -91,7 +91,7 @@ type watchRenderer struct {
 func (r *watchRenderer) render(ctx context.Context, c *common, stdin io.Reader) (*engine.Result, error) {
 	if r.e == nil || r.sources.Changed() {
 		r.e = nil
-		r.sources = host.NewSources(c.pack, c.config)
+		r.sources = c.sources()
 		e, err := c.engine()
 		if err != nil {
 			return nil, err
