@@ -62,9 +62,17 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 // watchTargets starts w on what watch renders from: the pack and
-// workspace trees, and the request and config files.
+// workspace trees, and the request and config files. The pack's own
+// folders are trees of their own too, since either may be a symlink to a
+// folder kept elsewhere, which a tree's walk does not follow.
 func watchTargets(w *host.Watch, c *common) {
-	for _, tree := range []string{c.pack, c.workspace} {
+	trees := []string{c.pack, c.workspace}
+	if c.pack != "" {
+		for _, sub := range packFolders {
+			trees = append(trees, filepath.Join(c.pack, sub))
+		}
+	}
+	for _, tree := range trees {
 		if abs, err := filepath.Abs(tree); err == nil && tree != "" {
 			w.AddTree(abs)
 		}

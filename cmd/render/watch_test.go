@@ -253,3 +253,31 @@ func TestWatchRenderAppliesSet(t *testing.T) {
 	assert.Contains(t, promptText(res), "host=other")
 	assert.NotContains(t, promptText(res), "host=box")
 }
+
+// watch wakes for an edit in a pack folder that is a symlink to a folder
+// kept elsewhere, as the pack is read through it.
+func TestWatchTargetsALinkedPackFolder(t *testing.T) {
+	dir := t.TempDir()
+	pack, shared := filepath.Join(dir, "pack"), filepath.Join(dir, "shared")
+	require.NoError(t, os.MkdirAll(pack, 0o755))
+	require.NoError(t, os.MkdirAll(shared, 0o755))
+	if os.Symlink(shared, filepath.Join(pack, "sections")) != nil {
+		t.Skip("no symlinks here")
+	}
+	changed := make(chan string, 16)
+	w, err := host.NewWatch(func(name string) {
+		select {
+		case changed <- name:
+		default:
+		}
+	})
+	require.NoError(t, err)
+	defer w.Close()
+	watchTargets(w, &common{pack: pack})
+	require.NoError(t, os.WriteFile(filepath.Join(shared, "a.md.tmpl"), []byte("x"), 0o644))
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no change was seen")
+	}
+}

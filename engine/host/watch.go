@@ -15,8 +15,8 @@ import (
 // fresh is decided where the data is used (the engine checks every
 // workspace file's identity on each render); a watch only says when to
 // render again, or, for skills, when to call Engine.SkillsChanged. It
-// follows no symlink and bounds how many trees, folders and levels it
-// watches. A Watch is safe for concurrent use.
+// follows no symlink below a tree's root, and bounds how many trees,
+// folders and levels it watches. A Watch is safe for concurrent use.
 type Watch struct {
 	w        *fsnotify.Watcher
 	onChange func(name string)
@@ -74,7 +74,13 @@ func (sw *Watch) event(ev fsnotify.Event) bool {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-		delete(sw.watched, ev.Name) // the OS dropped its watch
+		// The OS dropped its watch; what was below the name, if a link
+		// or a folder moved away, is no longer there either.
+		for p := range sw.watched {
+			if p == ev.Name || strings.HasPrefix(p, ev.Name+string(filepath.Separator)) {
+				delete(sw.watched, p)
+			}
+		}
 	}
 	if sw.files[ev.Name] {
 		return true
@@ -112,12 +118,19 @@ func (sw *Watch) AddTree(dir string) {
 }
 
 // addTree watches dir, inside the tree root, and the folders below it.
+// A root that is a symlink to a folder (a -pack or -workspace linking to
+// where its files are) is watched through the link, as it is read.
 func (sw *Watch) addTree(dir, root string) {
 	base := strings.Count(root, string(filepath.Separator))
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	start := dir
+	if fi, err := os.Lstat(dir); dir == root && err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		start = dir + string(filepath.Separator) // the walk starts at the target
+	}
+	filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
 		}
+		p = filepath.Clean(p)
 		if strings.Count(p, string(filepath.Separator))-base > maxWatchedDepth || len(sw.watched) >= maxWatchedDirs {
 			return filepath.SkipDir
 		}
@@ -141,7 +154,7 @@ func (sw *Watch) addDir(p string) {
 	if sw.watched[p] || len(sw.watched) >= maxWatchedDirs {
 		return
 	}
-	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 		return
 	}
 	if sw.w.Add(p) == nil {

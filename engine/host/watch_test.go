@@ -90,3 +90,29 @@ func TestAFileCounts(t *testing.T) {
 	require.NoError(t, os.Rename(tmp, file))
 	waitFor(t, func() bool { return changed.Load() > 0 })
 }
+
+// A tree given as a symlink to its folder (a -pack or -workspace that
+// links to where the files are) is watched where the files are; and the
+// link itself counts when it is pointed elsewhere, and then the folder
+// it points to.
+func TestATreeThatIsASymlinkIsWatched(t *testing.T) {
+	dir := t.TempDir()
+	real, other, link := filepath.Join(dir, "real"), filepath.Join(dir, "other"), filepath.Join(dir, "link")
+	require.NoError(t, os.MkdirAll(filepath.Join(real, "sections"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(other, "sections"), 0o755))
+	if os.Symlink(real, link) != nil {
+		t.Skip("no symlinks here")
+	}
+	w, changed := newCountingWatch(t)
+	w.AddTree(link)
+	require.NoError(t, os.WriteFile(filepath.Join(real, "sections", "a.md.tmpl"), []byte("x"), 0o644))
+	waitFor(t, func() bool { return changed.Load() > 0 })
+
+	before := quiet(t, changed)
+	require.NoError(t, os.Remove(link))
+	require.NoError(t, os.Symlink(other, link))
+	waitFor(t, func() bool { return changed.Load() > before })
+	before = quiet(t, changed)
+	require.NoError(t, os.WriteFile(filepath.Join(other, "sections", "b.md.tmpl"), []byte("y"), 0o644))
+	waitFor(t, func() bool { return changed.Load() > before })
+}
