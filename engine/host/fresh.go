@@ -25,7 +25,8 @@ import (
 // request. It is as exact: a descriptor sees its own file's changes, and
 // a name removed, added or replaced changes its folder, which is itself
 // held, up to the paths given, which are stated by path, as are
-// symlinks, whose targets may change anywhere.
+// symlinks, whose targets may change anywhere; a path that is a symlink
+// to a folder is walked at the folder.
 type Sources struct {
 	paths []string
 	// entries are every file and folder under paths at the last walk.
@@ -87,12 +88,16 @@ func (s *Sources) walk() {
 	s.entries = s.entries[:0]
 	held := 0
 	for _, root := range s.paths {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, _ error) error {
+		start := root
+		if linkToFolder(root) {
+			start = root + string(filepath.Separator) // the walk starts at the target
+		}
+		filepath.WalkDir(start, func(p string, d fs.DirEntry, _ error) error {
 			if len(s.entries) >= maxSourceEntries {
 				return filepath.SkipAll
 			}
 			e := sourceEntry{path: p}
-			if p != root && d != nil && (d.IsDir() || d.Type().IsRegular()) && held < maxHeldSources {
+			if p != start && d != nil && (d.IsDir() || d.Type().IsRegular()) && held < maxHeldSources {
 				if e.f = hold(p); e.f != nil {
 					held++
 				}
@@ -102,6 +107,19 @@ func (s *Sources) walk() {
 		})
 	}
 	s.stamp, s.racy = s.take()
+}
+
+// linkToFolder reports whether p is a symlink to a folder. A path given
+// as one (a pack's sections/ kept elsewhere) is walked at the folder, as
+// the pack is read through it; a symlink below is stated, not walked, as
+// the pack reads none as a folder.
+func linkToFolder(p string) bool {
+	lfi, err := os.Lstat(p)
+	if err != nil || lfi.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // take hashes the FileID of every entry, following symlinks as reads of

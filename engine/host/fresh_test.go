@@ -66,3 +66,36 @@ func TestSourcesSeeEveryEdit(t *testing.T) {
 		assert.True(t, s.Changed(), "a symlink's target replaced")
 	}
 }
+
+// A pack is read through a symlink to its folder, so an edit inside one
+// is a change: a path given as a symlink to a folder (a pack's sections/
+// kept elsewhere), and one given below such a link. A link back up the
+// tree is stated, not walked.
+func TestSourcesFollowLinkedFolders(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(filepath.Dir(name), 0o755))
+		require.NoError(t, os.WriteFile(name, []byte(text), 0o644))
+	}
+	real, shared := filepath.Join(dir, "real"), filepath.Join(dir, "shared")
+	write(filepath.Join(real, "sections", "a.md.tmpl"), "aaaa")
+	write(filepath.Join(shared, "b.md.tmpl"), "bbbb")
+	pack, other := filepath.Join(dir, "pack"), filepath.Join(dir, "other")
+	require.NoError(t, os.MkdirAll(other, 0o755))
+	if os.Symlink(real, pack) != nil || os.Symlink(shared, filepath.Join(other, "sections")) != nil ||
+		os.Symlink("..", filepath.Join(shared, "up")) != nil {
+		t.Skip("no symlinks here")
+	}
+	time.Sleep(vfs.RacyWindow)
+	s := NewSources(filepath.Join(pack, "sections"), filepath.Join(other, "sections"))
+	assert.Less(t, len(s.entries), 10, "the link back up is not walked")
+	assert.False(t, s.Changed(), "nothing changed")
+	write(filepath.Join(shared, "b.md.tmpl"), "BBBB")
+	assert.True(t, s.Changed(), "an edit in a linked sections folder")
+	time.Sleep(vfs.RacyWindow)
+	assert.True(t, s.Changed(), "the racy stamp taken again")
+	assert.False(t, s.Changed(), "nothing changed")
+	write(filepath.Join(real, "sections", "a.md.tmpl"), "AAAA")
+	assert.True(t, s.Changed(), "an edit below a symlinked pack")
+}
