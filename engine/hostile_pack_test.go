@@ -43,6 +43,10 @@ func chain() string {
 	return b.String()
 }
 
+// longPair sets $a and $b to two long strings that differ only in their
+// last byte, so that comparing them reads them whole.
+const longPair = `{{ $p := repeat 400000 "x" }}{{ $a := print $p "b" }}{{ $b := print $p "a" }}`
+
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // largeDict is the arguments of a dict of n keys.
@@ -96,6 +100,12 @@ func TestHostileTemplatesEndInABoundError(t *testing.T) {
 		{"replace", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "y" }}{{ replace "x" $r $s }}`, "", engine.BoundValue, "replace"},
 		{"replace the empty string", `{{ $s := repeat 1000000 "x" }}{{ $r := repeat 1000 "y" }}{{ replace "" $r $s }}`, "", engine.BoundValue, "replace"},
 		{"join", `{{ $s := repeat 100000 "x" }}{{ join $s (until 60000) }}`, "", engine.BoundValue, "join"},
+		{"looking up a large key in a loop", `{{ $s := repeat 1000000 "x" }}{{ $d := dict $s 1 }}{{ range until 1000 }}{{ $v := get $d $s }}{{ end }}`, "", engine.BoundWork, "get"},
+		{"asking for a large key in a loop", `{{ $s := repeat 1000000 "x" }}{{ $d := dict $s 1 }}{{ range until 1000 }}{{ $v := hasKey $d $s }}{{ end }}`, "", engine.BoundWork, "hasKey"},
+		{"sorting long strings in a loop", longPair + `{{ $l := list $a $b }}{{ range until 1000 }}{{ $v := sortAlpha $l }}{{ end }}`, "", engine.BoundWork, "sortAlpha"},
+		{"listing long keys in a loop", longPair + `{{ $d := dict $a 1 $b 2 }}{{ range until 1000 }}{{ $v := keys $d }}{{ end }}`, "", engine.BoundWork, "keys"},
+		{"listing the values under long keys in a loop", longPair + `{{ $d := dict $a 1 $b 2 }}{{ range until 1000 }}{{ $v := values $d }}{{ end }}`, "", engine.BoundWork, "values"},
+		{"ranging over long keys in a loop", longPair + `{{ $d := dict $a 1 $b 2 }}{{ range until 1000 }}{{ range $d }}{{ end }}{{ end }}`, "", engine.BoundWork, "range"},
 		{"scanning a large string in a loop", `{{ $s := repeat 1000000 "x" }}{{ range until 60000 }}{{ if contains "y" $s }}{{ end }}{{ end }}`, "", engine.BoundWork, "contains"},
 	}
 	worstTime, worstAlloc, worstName := time.Duration(0), uint64(0), ""

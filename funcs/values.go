@@ -90,14 +90,16 @@ func addDicts(m template.FuncMap, b Budget) {
 		for _, d := range dicts {
 			k = slices.AppendSeq(k, maps.Keys(d))
 		}
+		b.Charge("keys", stringsSortWork(k))
 		slices.Sort(k)
-		b.Charge("keys", mulSize(len(k), ElementSize))
 		return k
 	}
 	m["values"] = func(d map[string]any) []any {
-		b.Charge("values", mulSize(len(d), ElementSize))
+		keys := slices.Collect(maps.Keys(d))
+		b.Charge("values", stringsSortWork(keys))
+		slices.Sort(keys)
 		v := make([]any, 0, len(d))
-		for _, k := range slices.Sorted(maps.Keys(d)) {
+		for _, k := range keys {
 			v = append(v, d[k])
 		}
 		return v
@@ -106,17 +108,20 @@ func addDicts(m template.FuncMap, b Budget) {
 	// sprig's.
 	m["sortAlpha"] = func(list any) []string {
 		l := append([]string{}, stringList(list)...)
+		b.Charge("sortAlpha", stringsSortWork(l))
 		slices.Sort(l)
-		b.Charge("sortAlpha", mulSize(len(l), ElementSize))
 		return l
 	}
+	// A lookup hashes the key and compares it whole.
 	m["get"] = func(d map[string]any, key string) any {
+		b.Charge("get", len(key))
 		if v, ok := d[key]; ok {
 			return v
 		}
 		return ""
 	}
 	m["hasKey"] = func(d map[string]any, key string) bool {
+		b.Charge("hasKey", len(key))
 		_, ok := d[key]
 		return ok
 	}

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"reflect"
 	"strings"
 	"text/template"
@@ -203,8 +202,7 @@ func (m *Meter) ranged(v any) any {
 		panic(&LimitError{Bound: BoundDepth, Limit: m.limits.Depth})
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Map {
-		n := uint64(rv.Len())
-		m.Charge("range", int(min(n*funcs.ElementSize*uint64(bits.Len64(n)), 1<<40)))
+		m.Charge("range", funcs.MapSortWork(rv))
 	}
 	return v
 }
