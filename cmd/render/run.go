@@ -62,12 +62,35 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	var err error
 	if c, ok := lookupCommand(name); ok {
-		err = c.run(args, stdin, stdout, stderr)
+		out := &stdoutWriter{Writer: stdout}
+		err = c.run(args, stdin, out, stderr)
+		// Output lost is a failure even where the command printed as it
+		// went and did not look; a diff that could not say is trouble.
+		if out.err != nil && (err == nil || errors.Is(err, flag.ErrHelp) || errors.Is(err, errStableDiffers)) {
+			err = out.err
+			if name == "diff" {
+				err = &troubleError{err}
+			}
+		}
 	} else {
 		err = &usageError{fmt.Sprintf("unknown command %s (want %s, or flags for a render)", echo.Quote(name), commandNames())}
 		name = "render"
 	}
 	return exitCode(err, name, stderr)
+}
+
+// stdoutWriter keeps the first error writing to stdout.
+type stdoutWriter struct {
+	io.Writer
+	err error
+}
+
+func (w *stdoutWriter) Write(p []byte) (int, error) {
+	n, err := w.Writer.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
 }
 
 // exitCode prints err as one line and returns the exit code for it; a

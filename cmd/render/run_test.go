@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -373,4 +374,33 @@ func TestPanicIsInternalError(t *testing.T) {
 	require.NotPanics(t, func() { code = run([]string{"help"}, strings.NewReader(""), panicWriter{}, &stderr) })
 	assert.Equal(t, exitFail, code)
 	assert.Equal(t, "render: internal error: write refused\n", stderr.String())
+}
+
+// fullWriter fails every write, as stdout on a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// A command whose output could not be written fails, rather than exit 0
+// with its output lost; diff's 0 and 1 are answers, so it exits 2.
+func TestStdoutWriteErrorFails(t *testing.T) {
+	req := "../../examples/requests/direct.toml"
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-request", req}, exitFail},
+		{[]string{"explain", "-request", req}, exitFail},
+		{[]string{"lint"}, exitFail},
+		{[]string{"version"}, exitFail},
+		{[]string{"help"}, exitFail},
+		{[]string{"help", "diff"}, exitFail},
+		{[]string{"diff", req, req}, exitUsage},
+		{[]string{"diff", req, "../../examples/requests/group.toml"}, exitUsage},
+	} {
+		var stderr bytes.Buffer
+		code := run(tc.args, strings.NewReader(""), fullWriter{}, &stderr)
+		assert.Equal(t, tc.code, code, "%v: %s", tc.args, stderr.String())
+		assert.Contains(t, stderr.String(), "no space left on device", tc.args)
+	}
 }

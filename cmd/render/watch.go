@@ -235,6 +235,9 @@ func statusWriter(w io.Writer, colour bool) func(text string) {
 // isTerminal reports whether w is a terminal that takes colour: a
 // character device, with NO_COLOR unset.
 func isTerminal(w io.Writer) bool {
+	if sw, ok := w.(*stdoutWriter); ok {
+		w = sw.Writer
+	}
 	f, ok := w.(*os.File)
 	if !ok || os.Getenv("NO_COLOR") != "" {
 		return false
