@@ -525,21 +525,24 @@ func TestAdversarialBoundaryMarkerInFiles(t *testing.T) {
 
 func TestAdversarialRedirectOutsideWorkspace(t *testing.T) {
 	cases := []struct {
-		name, target string
+		name, target, reason string
 	}{
-		{"parent", "../../etc/passwd"},
-		{"absolute", "/etc/passwd"},
-		{"dot-dot after a folder", "personas/../../x.md"},
-		{"backslashes", `..\..\etc\passwd`},
+		{"parent", "../../etc/passwd", "path escapes the workspace"},
+		{"absolute", "/etc/passwd", "absolute path"},
+		{"dot-dot after a folder", "personas/../../x.md", "path escapes the workspace"},
+		{"backslashes", `..\..\etc\passwd`, "path escapes the workspace"},
 	}
 	for _, c := range cases {
 		t.Run("replace/"+c.name, func(t *testing.T) {
 			cfg, err := config.Parse("agents.toml", []byte("[bootstrap.replace]\n\"SOUL.md\" = '"+c.target+"'\n"))
 			require.NoError(t, err)
-			e, err := engine.New(packWith(t, nil), engine.WithFS(workspaceFS(t, smallWorkspace())), engine.WithConfig(cfg))
-			require.NoError(t, err)
-			_, err = e.Render(context.Background(), directRequest())
-			assertRefused(t, err, c.target)
+			// A config mistake, refused as the engine is made, at its line.
+			_, err = engine.New(packWith(t, nil), engine.WithFS(workspaceFS(t, smallWorkspace())), engine.WithConfig(cfg))
+			require.ErrorAs(t, err, new(*vfs.RefusedError))
+			ee, ok := errors.AsType[*engine.Error](err)
+			require.True(t, ok, "%T", err)
+			assert.Equal(t, engine.PhaseConfig, ee.Phase)
+			assert.Equal(t, "agents.toml:2:1: [bootstrap.replace] \"SOUL.md\": path "+strconv.Quote(c.target)+" refused: "+c.reason, err.Error())
 		})
 		t.Run("hook/"+c.name, func(t *testing.T) {
 			hook := func(_ context.Context, ev bootstrap.Event) ([]bootstrap.Entry, error) {

@@ -22,6 +22,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/internal/zone"
 	"github.com/sysprompt/sysprompt/internal/echo"
 	"github.com/sysprompt/sysprompt/internal/hint"
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // Config is an agent config file. Its keys are the camelCase names the
@@ -683,17 +684,23 @@ func (c *Config) checkOverlays(table string, line int, a *AgentSettings, styles 
 
 // CheckReplace refuses a [bootstrap.replace] key that is not one of the
 // pack's workspace file names: it would never be read, so a typo there
-// would silently keep the original file.
+// would silently keep the original file. It refuses a path the render
+// would refuse too, here where it is written.
 func (c *Config) CheckReplace(names []string) error {
 	if c == nil {
 		return nil
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Bootstrap.Replace)) {
-		if slices.Contains(names, name) {
+		var msg error
+		if !slices.Contains(names, name) {
+			want := cmp.Or(hint.DidYouMean(name, names), "want one of "+strings.Join(names, ", "))
+			msg = fmt.Errorf("[bootstrap.replace] %s is not a workspace file of the pack (%s)", echo.Quote(name), want)
+		} else if _, err := vfs.Clean(c.Bootstrap.Replace[name]); err != nil {
+			msg = fmt.Errorf("[bootstrap.replace] %s: %w", echo.Quote(name), err)
+		} else {
 			continue
 		}
-		want := cmp.Or(hint.DidYouMean(name, names), "want one of "+strings.Join(names, ", "))
-		err := c.keyErr("bootstrap.replace."+name, 1, fmt.Errorf("[bootstrap.replace] %s is not a workspace file of the pack (%s)", echo.Quote(name), want))
+		err := c.keyErr("bootstrap.replace."+name, 1, msg)
 		if err.Line == 0 {
 			err.Line, err.Col = strict.LocateKey(c.src, "bootstrap.replace")
 		}

@@ -191,6 +191,11 @@ func TestCheckReplace(t *testing.T) {
 			`c.toml:3:3: [bootstrap.replace] "../../etc/passwd" is not a workspace file of the pack (want one of AGENTS.md, SOUL.md, USER.md)`},
 		{"inline", "[bootstrap]\nreplace = { \"soul.md\" = \"p.md\" }\n",
 			`c.toml:2:19: [bootstrap.replace] "soul.md" is not a workspace file of the pack (did you mean SOUL.md?)`},
+		// A path the render would refuse is refused here, where it is written.
+		{"value escapes", "[bootstrap.replace]\n\"SOUL.md\" = \"../../etc/passwd\"\n",
+			`c.toml:2:1: [bootstrap.replace] "SOUL.md": path "../../etc/passwd" refused: path escapes the workspace`},
+		{"value absolute", "[bootstrap.replace]\n\"USER.md\" = \"u.md\"\n\"SOUL.md\" = \"/etc/passwd\"\n",
+			`c.toml:3:1: [bootstrap.replace] "SOUL.md": path "/etc/passwd" refused: absolute path`},
 		{"not found by the locator", "[bootstrap.replace]\n\"a\\u0022b\" = \"p.md\"\n",
 			`c.toml:1:2: [bootstrap.replace] "a\"b" is not a workspace file of the pack (want one of AGENTS.md, SOUL.md, USER.md)`},
 	}
