@@ -68,6 +68,47 @@ func TOML(src string, v any) error {
 		line, col := doc.Locate(key, 1)
 		return &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: unknownKey(key, tomlKeys(reflect.TypeOf(v), key))}
 	}
+	return tablesForMaps(src, md, reflect.TypeOf(v))
+}
+
+// tablesForMaps refuses a value that is not a table where v holds a map:
+// BurntSushi/toml leaves the map empty then, without an error. A key's
+// type in md is that of its last definition, so each "k = v" line of a
+// key that decodes into a map is looked at too.
+func tablesForMaps(src string, md toml.MetaData, t reflect.Type) error {
+	var doc *TOMLDoc
+	seen := map[string]bool{}
+	for _, k := range md.Keys() {
+		if kt, ok := TypeAt(t, k); !ok || kt.Kind() != reflect.Map {
+			continue
+		}
+		key := k.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if doc == nil {
+			doc = ScanTOML(src)
+		}
+		key = normalizeKey(key)
+		fail := func(line, col int) error {
+			return &PosError{Line: line, Col: col, Key: key, Msg: fmt.Sprintf("key %s must be a table", echo.Quote(key))}
+		}
+		for _, e := range doc.entries {
+			if e.kind == keyEntry && e.key == key && !strings.HasPrefix(strings.TrimSpace(e.value), "{") {
+				return fail(e.pos.Line, e.pos.Col)
+			}
+		}
+		if md.Type(k...) != "Hash" {
+			// A table in an array on one line is placed at the array.
+			line, col := doc.Locate(key, 1)
+			for at := key; line == 0 && strings.Contains(at, "."); {
+				at = at[:strings.LastIndexByte(at, '.')]
+				line, col = doc.Locate(at, 1)
+			}
+			return fail(line, col)
+		}
+	}
 	return nil
 }
 

@@ -224,3 +224,33 @@ func TestJSONIntoAnInterface(t *testing.T) {
 		assert.EqualError(t, JSON([]byte(src), &v), want, src)
 	}
 }
+
+// BurntSushi/toml decodes a value that is not a table into a map as an
+// empty map, without an error; TOML refuses it where it is written, as
+// JSON refuses an array or a string where an object goes.
+func TestTOMLRefusesAValueThatIsNotATableForAMap(t *testing.T) {
+	type doc struct {
+		Aliases map[string]string `toml:"aliases"`
+		Tools   []struct {
+			Name   string         `toml:"name"`
+			Schema map[string]any `toml:"schema"`
+		} `toml:"tools"`
+		Plugins map[string]map[string]int `toml:"plugins"`
+	}
+	cases := []struct{ src, want string }{
+		{"aliases = \"x\"\n", `1:1: key "aliases" must be a table`},
+		{"aliases = [\"a\"]\n", `1:1: key "aliases" must be a table`},
+		{"[[tools]]\nname = \"a\"\nschema = { type = \"object\" }\n[[tools]]\nname = \"b\"\nschema = 5\n", `6:1: key "tools.schema" must be a table`},
+		{"[[tools]]\nschema = 5\n[[tools]]\nschema = {}\n", `2:1: key "tools.schema" must be a table`},
+		{"tools = [{ name = \"a\", schema = true }]\n", `1:1: key "tools.schema" must be a table`},
+		{"[plugins]\nx = 1.5\n", `2:1: key "plugins.x" must be a table`},
+	}
+	for _, tc := range cases {
+		var d doc
+		assert.EqualError(t, TOML(tc.src, &d), tc.want, tc.src)
+	}
+	var d doc
+	require.NoError(t, TOML("aliases = { a = \"b\" }\n[plugins.x]\ny = 1\n[[tools]]\nschema = {}\n[[tools]]\n[tools.schema]\nz = 1\n", &d))
+	assert.Equal(t, map[string]string{"a": "b"}, d.Aliases)
+	assert.Equal(t, map[string]any{"z": int64(1)}, d.Tools[1].Schema)
+}
