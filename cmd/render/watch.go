@@ -100,6 +100,11 @@ func (r *watchRenderer) render(ctx context.Context, c *common, stdin io.Reader) 
 	if r.e == nil || r.sources.Changed() {
 		r.e = nil
 		r.sources = c.sources()
+		// As in serve: a pack folder gone is an error, not the built-in
+		// pack, which c.engine would take it for.
+		if err := checkPackFolder(c.pack); err != nil {
+			return nil, err
+		}
 		e, err := c.engine()
 		if err != nil {
 			return nil, err

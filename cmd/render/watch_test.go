@@ -281,3 +281,24 @@ func TestWatchTargetsALinkedPackFolder(t *testing.T) {
 		t.Fatal("no change was seen")
 	}
 }
+
+// A -pack folder removed while watch runs is an error, as it is for a
+// render and for serve, not a silent switch to the built-in pack.
+func TestWatchRenderRefusesAPackThatIsGone(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"turn.toml":                    "[runtime]\nhost = \"box\"\n",
+		"pack/templates/identity.tmpl": "",
+	})
+	w, err := host.NewWatch(func(string) {})
+	require.NoError(t, err)
+	defer w.Close()
+	pack := filepath.Join(dir, "pack")
+	c := common{request: filepath.Join(dir, "turn.toml"), pack: pack, preview: true}
+	r := watchRenderer{w: w}
+	_, err = r.render(context.Background(), &c, strings.NewReader(""))
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(pack))
+	_, err = r.render(context.Background(), &c, strings.NewReader(""))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "-pack: stat "+pack+": no such file or directory")
+}
