@@ -464,7 +464,8 @@ func inPack(err error, dir string) error {
 		if e.File == "" || filepath.IsAbs(e.File) {
 			return e
 		}
-		if _, statErr := os.Stat(filepath.Join(dir, filepath.FromSlash(e.File))); statErr != nil {
+		// Lstat: a symlink that leads nowhere is still the pack's file.
+		if _, statErr := os.Lstat(filepath.Join(dir, filepath.FromSlash(e.File))); statErr != nil {
 			return e
 		}
 		c := *e
