@@ -345,6 +345,21 @@ func TestIncludedTemplateErrorsAreTheSectionsErrors(t *testing.T) {
 	assert.NotContains(t, err.Error(), "struct {", "the generated view type is not printed")
 }
 
+// An error inside an included template is placed where it happened, as
+// one inside a template called by {{ template }} is, not at the include.
+func TestIncludedTemplateErrorsArePlacedInTheTemplate(t *testing.T) {
+	for _, call := range []string{`{{ include "p" . }}`, `{{ template "p" . }}`, `{{ include "q" . }}`} {
+		p := minimalPack(t, manifest(`"identity", "x"`), map[string]string{"x": section(dynamic, call)})
+		addFile(p, "templates/p.tmpl", "{{ define \"p\" }}\nline\n  {{ fail \"inside p\" }}{{ end }}{{ define \"q\" }}{{ include \"p\" . }}{{ end }}")
+		e, err := engine.New(p)
+		require.NoError(t, err)
+		_, err = e.Render(context.Background(), directRequest())
+		assert.EqualError(t, err, "templates/p.tmpl:3:6: section x: error calling fail: inside p", call)
+		_, ok := errors.AsType[*funcs.FailError](err)
+		assert.True(t, ok, "the cause survives: %T", err)
+	}
+}
+
 func TestOutlineIsTheCallersCopy(t *testing.T) {
 	res := render(t, minimalPack(t, manifest(`"identity", "d"`), map[string]string{"d": section(dynamic, "d")}), engine.Request{})
 	o := res.Outline()

@@ -118,12 +118,17 @@ func Template(phase Phase, file, section string, err error) *Error {
 		return own
 	}
 	e := &Error{Phase: phase, File: file, Section: section, Err: err}
+	// An include wraps its template's ExecError in the caller's; the
+	// innermost one says where the error happened.
+	var xerr template.ExecError
+	for inner := error(err); errors.As(inner, &xerr); inner = xerr.Err {
+		err = xerr
+	}
 	loc, ok := parseTemplateError(err.Error())
 	if !ok {
 		return e
 	}
 	e.File, e.Line, e.Col = loc.Name, loc.Line, loc.Col
-	var xerr template.ExecError
 	if errors.As(err, &xerr) {
 		if cause := errors.Unwrap(xerr.Err); cause != nil {
 			e.Err = fmt.Errorf("%s: %w", trimCalling(loc.Rest, cause), cause)
