@@ -29,8 +29,10 @@ func Quote(s string) string {
 
 // Visible escapes the characters a reader cannot see or that reorder what
 // they see around them (bidirectional controls, zero-width characters and
-// every other format character) as \u escapes such as \u202e, so a name
-// shows what it holds. Other text is returned as it is.
+// every other format character), and the control characters but newline
+// and tab, which a terminal acts on (an escape sequence, a carriage
+// return), as \u escapes such as \u202e, so a name shows what it holds.
+// Other text is returned as it is.
 func Visible(s string) string {
 	if !strings.ContainsFunc(s, invisible) {
 		return s
@@ -47,5 +49,7 @@ func Visible(s string) string {
 }
 
 // invisible covers U+202A–U+202E, U+2066–U+2069, U+200B–U+200F and U+FEFF,
-// which are all format characters (Cf).
-func invisible(r rune) bool { return unicode.Is(unicode.Cf, r) }
+// which are all format characters (Cf), and the controls (Cc) but \n and \t.
+func invisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || unicode.IsControl(r) && r != '\n' && r != '\t'
+}

@@ -21,4 +21,9 @@ func TestVisible(t *testing.T) {
 	}
 	assert.Equal(t, `evil\u202egnp.md`, Visible("evil\u202egnp.md"))
 	assert.Equal(t, "plain é 中文 ✓", Visible("plain é 中文 ✓"), "visible text is left alone")
+	// A control character in a name (a skill's folder, say) would move the
+	// cursor, recolour or clear the terminal the report is read on, or hide
+	// what came before it; lines and tabs are the report's own.
+	assert.Equal(t, `ev\u001b[2Jil\u000dgood\u0007\u0008\u007f\u0085`, Visible("ev\x1b[2Jil\rgood\a\b\x7f\u0085"))
+	assert.Equal(t, "a\tb\nc", Visible("a\tb\nc"))
 }
