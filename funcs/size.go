@@ -1,9 +1,6 @@
 package funcs
 
-import (
-	"math/bits"
-	"reflect"
-)
+import "reflect"
 
 // ElementSize is what each element of a list or map weighs besides what
 // it holds: about what an interface value takes in memory.
@@ -79,32 +76,6 @@ func argsSize(args []any) (n, leaves int) {
 		n, leaves = addSize(n, w), max(leaves, l)
 	}
 	return n, leaves
-}
-
-// SortWork is about what sorting n strings of size bytes in all
-// handles: each takes part in about log2 n comparisons, and a comparison
-// of two long strings that differ late reads them whole.
-func SortWork(n, size int) int {
-	return mulSize(addSize(mulSize(n, ElementSize), size), bits.Len(uint(max(n, 0))))
-}
-
-// MapSortWork is SortWork for the keys of the map m, as ranging over it
-// sorts them.
-func MapSortWork(m reflect.Value) int {
-	size := 0
-	for it := m.MapRange(); it.Next(); {
-		size = addSize(size, Shallow(it.Key()))
-	}
-	return SortWork(m.Len(), size)
-}
-
-// stringsSortWork is SortWork for strs.
-func stringsSortWork(strs []string) int {
-	size := 0
-	for _, s := range strs {
-		size = addSize(size, len(s))
-	}
-	return SortWork(len(strs), size)
 }
 
 // take asks b for n bytes on behalf of fn, and charges them.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strings"
@@ -90,16 +91,14 @@ func addDicts(m template.FuncMap, b Budget) {
 		for _, d := range dicts {
 			k = slices.AppendSeq(k, maps.Keys(d))
 		}
-		b.Charge("keys", stringsSortWork(k))
+		b.Charge("keys", SortWork(reflect.ValueOf(k)))
 		slices.Sort(k)
 		return k
 	}
 	m["values"] = func(d map[string]any) []any {
-		keys := slices.Collect(maps.Keys(d))
-		b.Charge("values", stringsSortWork(keys))
-		slices.Sort(keys)
+		b.Charge("values", SortWork(reflect.ValueOf(d)))
 		v := make([]any, 0, len(d))
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(d)) {
 			v = append(v, d[k])
 		}
 		return v
@@ -108,7 +107,7 @@ func addDicts(m template.FuncMap, b Budget) {
 	// sprig's.
 	m["sortAlpha"] = func(list any) []string {
 		l := append([]string{}, stringList(list)...)
-		b.Charge("sortAlpha", stringsSortWork(l))
+		b.Charge("sortAlpha", SortWork(reflect.ValueOf(l)))
 		slices.Sort(l)
 		return l
 	}
@@ -186,4 +185,13 @@ func stringList(v any) []string {
 		}
 	}
 	return out
+}
+
+// SortWork is about what sorting the elements of a list, or the keys of
+// a map, reads: each takes part in about log2 n comparisons, and a
+// comparison of two long strings that differ late reads them whole. A
+// map's values are weighed with its keys, which errs high.
+func SortWork(v reflect.Value) int {
+	n, _, _ := weigh(v, 0)
+	return mulSize(n, bits.Len(uint(v.Len())))
 }

@@ -202,7 +202,7 @@ func (m *Meter) ranged(v any) any {
 		panic(&LimitError{Bound: BoundDepth, Limit: m.limits.Depth})
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Map {
-		m.Charge("range", funcs.MapSortWork(rv))
+		m.Charge("range", funcs.SortWork(rv))
 	}
 	return v
 }
