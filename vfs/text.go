@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math/bits"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/internal/runes"
@@ -16,6 +17,9 @@ type Keep struct {
 	Whole int // keep the whole text when it has at most this many code points
 	Head  int // otherwise keep this many from the start
 	Tail  int // and this many from the end
+	// TrimSpace makes Tail end before the text's trailing Unicode white
+	// space and Text.TrailingSpace count it, for callers that drop it.
+	TrimSpace bool
 }
 
 // Text is what ReadText found in a file.
@@ -29,6 +33,9 @@ type Text struct {
 	// when RawChars > Keep.Whole, else "". They overlap when
 	// Keep.Head+Keep.Tail > RawChars.
 	Head, Tail string
+	// TrailingSpace counts the white space code points the text ends
+	// with, when Keep.TrimSpace asked for it.
+	TrailingSpace int
 	// Binary reports a NUL byte; then the text fields are empty.
 	Binary bool
 	// ID is the file's as the open handle reported it before reading; a
@@ -61,7 +68,11 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 		count       int    // code points so far
 		carry       int    // incomplete sequence kept at the start of buf
 	)
-	tail.keep = keep.Tail
+	// With TrimSpace, tail stops before the white space the text read so
+	// far ends with; space holds its last keep.Tail code points.
+	var space tailWindow
+	trailing := 0
+	tail.keep, space.keep = keep.Tail, keep.Tail
 	for {
 		n, err := r.Read(buf[carry:])
 		n += carry
@@ -88,14 +99,28 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 		} else if need > 0 {
 			prefix = append(prefix, runes.FirstValid(valid, need)...)
 		}
-		tail.write(valid, chars)
+		if keep.TrimSpace {
+			// Held white space joins the tail once text follows it; only
+			// its last keep.Tail code points can be in the tail.
+			i := spaceStart(valid)
+			n := countRunes(valid[i:])
+			if i > 0 {
+				tail.write(space.last(), min(trailing, keep.Tail))
+				space.buf, space.runes, trailing = space.buf[:0], 0, 0
+				tail.write(valid[:i], chars-n)
+			}
+			space.write(valid[i:], n)
+			trailing += n
+		} else {
+			tail.write(valid, chars)
+		}
 		count += chars
 		carry = copy(buf, chunk[end:])
 		if eof {
 			break
 		}
 	}
-	t := Text{RawChars: count}
+	t := Text{RawChars: count, TrailingSpace: trailing}
 	if count <= keep.Whole {
 		t.Content = string(prefix)
 		return t, nil
@@ -103,6 +128,19 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 	t.Head = string(runes.FirstValid(prefix, keep.Head))
 	t.Tail = string(tail.last())
 	return t, nil
+}
+
+// spaceStart returns where the white space valid UTF-8 b ends with begins.
+func spaceStart(b []byte) int {
+	i := len(b)
+	for i > 0 {
+		r, size := utf8.DecodeLastRune(b[:i])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i -= size
+	}
+	return i
 }
 
 // presize returns a starting capacity for the first limit code points of

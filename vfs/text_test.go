@@ -317,3 +317,20 @@ func BenchmarkReadText(b *testing.B) {
 		})
 	}
 }
+
+func TestReadTextTrimSpace(t *testing.T) {
+	for _, tc := range []struct {
+		text, tail string
+		trailing   int
+	}{
+		{"ab  c \n\u3000\r\n", "  c", 5},
+		{"c" + strings.Repeat(" ", 40) + "de\n", " de", 1},
+		{"     ", "", 5},
+		{"abc", "abc", 0},
+	} {
+		got := readAllSizes(t, []byte(tc.text), Keep{Tail: 3, TrimSpace: true})
+		assert.Equal(t, tc.tail, got.Tail, "%q", tc.text)
+		assert.Equal(t, tc.trailing, got.TrailingSpace, "%q", tc.text)
+		assert.Equal(t, utf8.RuneCountInString(tc.text), got.RawChars)
+	}
+}

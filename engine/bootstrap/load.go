@@ -22,7 +22,7 @@ import (
 func readWindow(maxChars int) vfs.Keep {
 	maxChars = min(maxChars, math.MaxInt/4) // keep the sums below from overflowing
 	head, tail := maxKept(maxChars)
-	return vfs.Keep{Whole: 2*maxChars + minStart, Head: 2 * head, Tail: 2*tail + minStart}
+	return vfs.Keep{Whole: 2*maxChars + minStart, Head: 2 * head, Tail: 2*tail + minStart, TrimSpace: true}
 }
 
 // text is a file as read and normalised, with its counts.
@@ -91,21 +91,23 @@ type TextReader interface {
 }
 
 // normalized applies normalize to what was read. A file read whole gets an
-// exact count. Of a longer file only head and tail are at hand: CRLFs are
-// dropped in both and trailing white space in the tail, and the count is
-// corrected for what was dropped there; CRLFs in the unseen middle are still
-// counted, so its RawChars may be slightly high.
+// exact count. Of a longer file only head and tail are at hand, the tail
+// ending before the file's trailing white space: CRLFs are dropped in both
+// and the count is corrected for what was dropped; CRLFs in the unseen
+// middle are still counted, so its RawChars may be slightly high. A long
+// file whose text ends within the head (or is only white space) is whole.
 func normalized(t vfs.Text) text {
 	out := text{binary: t.Binary, id: t.ID}
-	if t.Head == "" && t.Tail == "" {
+	if t.Head == "" && t.Tail == "" || t.RawChars-t.TrailingSpace <= runeCount(t.Head) {
 		out.whole = true
-		if strings.Contains(t.Content, "\r") {
-			out.head = normalize(t.Content)
+		content := cmp.Or(t.Content, t.Head)
+		if strings.Contains(content, "\r") || t.Content == "" {
+			out.head = normalize(content)
 			out.raw = runeCount(out.head)
 		} else {
 			// Only trailing white space goes: count what went, not what stays.
-			out.head = normalize(t.Content)
-			out.raw = t.RawChars - runeCount(t.Content[len(out.head):])
+			out.head = normalize(content)
+			out.raw = t.RawChars - runeCount(content[len(out.head):])
 		}
 		out.tail = out.head
 		out.headChars, out.tailChars = out.raw, out.raw
@@ -114,7 +116,7 @@ func normalized(t vfs.Text) text {
 	out.head = strings.ReplaceAll(t.Head, "\r\n", "\n")
 	out.tail = normalize(t.Tail)
 	out.headChars, out.tailChars = runeCount(out.head), runeCount(out.tail)
-	out.raw = t.RawChars - (runeCount(t.Head) - out.headChars) - (runeCount(t.Tail) - out.tailChars)
+	out.raw = t.RawChars - t.TrailingSpace - (runeCount(t.Head) - out.headChars) - (runeCount(t.Tail) - out.tailChars)
 	return out
 }
 

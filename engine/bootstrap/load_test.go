@@ -720,3 +720,32 @@ func TestHookNamesStayInside(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadLongTrailingWhiteSpace: a file longer than the read window is
+// counted and cut as it would be injected, without its trailing white
+// space; one that is only white space is skipped like a short one.
+func TestLoadLongTrailingWhiteSpace(t *testing.T) {
+	opts := testOptions(func(o *Options) { o.Files = []string{"AGENTS.md"} })
+	for _, tt := range []struct {
+		name, body, want string
+		raw              int
+	}{
+		{"only spaces", strings.Repeat(" ", 50000) + "\n", "AGENTS.md SKIPPED (empty)", 0},
+		{"only CRLFs", strings.Repeat("\r\n", 30000), "AGENTS.md SKIPPED (empty)", 0},
+		{"one word then spaces", "word" + strings.Repeat(" \n", 30000), "AGENTS.md OK", 4},
+		{"long text then spaces", strings.Repeat("x", 30000) + strings.Repeat(" ", 50000), "AGENTS.md TRUNCATED", 30000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ws := memWorkspace(t, map[string]string{"AGENTS.md": tt.body})
+			f := mustLoad(t, ws, opts).Files[0]
+			assert.Equal(t, []string{tt.want}, outline(Result{Files: []File{f}}))
+			assert.Equal(t, tt.raw, f.RawChars)
+			if f.Status == StatusTruncated {
+				assert.True(t, strings.HasSuffix(f.Content, strings.Repeat("x", 100)), "the tail is text, not the trailing spaces")
+			}
+			if f.Status == StatusOK {
+				assert.Equal(t, "word", f.Content)
+			}
+		})
+	}
+}
