@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 	"unicode/utf8"
 
@@ -604,5 +606,36 @@ func TestWrappedDiskIsRefused(t *testing.T) {
 	for name, fsys := range map[string]afero.Fs{"OS": vfs.OS(), "OSAt": vfs.OSAt(t.TempDir()), "OsFs": afero.NewOsFs(), "memory": afero.NewMemMapFs(), "read-only memory": afero.NewReadOnlyFs(afero.NewMemMapFs())} {
 		_, err := engine.New(packWith(t, nil), engine.WithFS(fsys))
 		assert.NoError(t, err, name)
+	}
+}
+
+// TestAdversarialShortBoundaryInFileBudget: a pack whose boundary marker is
+// shorter than what the prompt prints in its place still keeps every
+// workspace file, as printed, within its budget.
+func TestAdversarialShortBoundaryInFileBudget(t *testing.T) {
+	const marker = "<!--B-->"
+	p := packWith(t, nil)
+	m := p.(fstest.MapFS)
+	text := string(m["sections/manifest.toml"].Data)
+	text = regexp.MustCompile(`(?m)^boundary = .*$`).ReplaceAllString(text, `boundary = "`+marker+`"`)
+	addFile(p, "sections/manifest.toml", text)
+	setDefault(t, p, "max_chars", "300")
+	ws := smallWorkspace()
+	for _, body := range []string{
+		strings.Repeat("x", 274) + strings.Repeat(marker, 3) + "yy", // 300 as read, fits only as read
+		strings.Repeat(marker, 100),                                 // cut, and every kept marker grows
+	} {
+		ws["AGENTS.md"] = body
+		res := render(t, p, directRequest(), engine.WithFS(workspaceFS(t, ws)))
+		require.Equal(t, marker, res.Boundary)
+		f := res.Files[0]
+		require.Equal(t, "AGENTS.md", f.Name)
+		printed := strings.ReplaceAll(f.Content, marker, engine.BoundaryRemoved)
+		assert.Equal(t, utf8.RuneCountInString(printed), f.InjectedChars)
+		assert.LessOrEqual(t, f.InjectedChars, 300, "as printed: %q", printed)
+		assert.Contains(t, res.Layers[0].Stable, printed)
+		assert.Greater(t, f.InjectedChars, 250, "the budget is used, not given up: %q", printed)
+		assert.Equal(t, bootstrap.StatusTruncated, f.Status)
+		assert.Equal(t, []bootstrap.Cause{bootstrap.CausePerFile}, f.Causes)
 	}
 }

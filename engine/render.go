@@ -656,12 +656,12 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		Replace:       s.BootstrapReplace,
 		Hook:          e.opts.hook,
 		Markers:       markers{set: set}, // one pointer: no allocation as an interface
+		Boundary:      e.pack.Manifest.Boundary,
 	}
 	r, err := bootstrap.Load(ctx, e.snap.texts.Reader(ws, &set.key), opts)
 	if err != nil {
 		return bootstrap.Result{}, &Error{Phase: PhaseWorkspace, File: s.Workspace, Err: err}
 	}
-	countPrinted(&r, e.pack.Manifest.Boundary)
 	res.Files = r.Files
 	res.TruncationSignature = r.Signature
 	mode, err := bootstrap.ParseWarningMode(s.TruncationWarning)
@@ -689,22 +689,6 @@ func localDate(date, tz string) string {
 	}
 	t, _ := time.Parse(time.RFC3339, date)
 	return t.In(loc).Format(time.DateOnly)
-}
-
-// countPrinted makes each file's injected size what the prompt prints:
-// a boundary marker in a file is printed as BoundaryRemoved, which is
-// shorter or longer than the marker.
-func countPrinted(r *bootstrap.Result, boundary string) {
-	if boundary == "" {
-		return
-	}
-	diff := utf8.RuneCountInString(BoundaryRemoved) - utf8.RuneCountInString(boundary)
-	for i := range r.Files {
-		if n := strings.Count(r.Files[i].Content, boundary); n > 0 {
-			r.Files[i].InjectedChars += n * diff
-			r.TotalInjected += n * diff
-		}
-	}
 }
 
 // setupFor says what the run does with BOOTSTRAP.md. Only a main

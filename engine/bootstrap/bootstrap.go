@@ -78,7 +78,7 @@ type File struct {
 	Display       string // Path under the workspace root, for headings and markers
 	Content       string // injected text; "" when nothing is injected
 	RawChars      int    // code points of the normalised file
-	InjectedChars int    // code points of Content (the engine counts a boundary marker in it as the prompt prints it)
+	InjectedChars int    // code points of Content as the prompt prints it (a boundary marker in it as its replacement)
 	Status        Status
 	Causes        []Cause // the budgets that cut the file (TRUNCATED, or SKIPPED for the total), in that order
 	NearLimit     bool    // RawChars >= 85% of the per-file budget
@@ -150,6 +150,10 @@ type Options struct {
 	Hook    Hook // optional agent:bootstrap hook, run after Replace
 
 	Markers Markers // required
+	// Boundary is the pack's cache boundary marker. The prompt prints it
+	// in a file as tidy.BoundaryRemoved, so a file is charged and cut by
+	// that printed length.
+	Boundary string
 }
 
 // SetupFile is the workspace's setup checklist: while it has content,

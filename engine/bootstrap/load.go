@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync/atomic"
 
+	"github.com/sysprompt/sysprompt/engine/internal/tidy"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -44,10 +46,11 @@ type text struct {
 // injection is what load injects for a text: the cut for budget, or the
 // binary marker (budget 0), before any clamp to what is left of the total.
 type injection struct {
-	budget  int
-	display string
-	s       string
-	chars   int
+	budget   int
+	display  string
+	boundary string
+	s        string
+	chars    int
 }
 
 // Text is a file as Load uses it: read from a checked handle, normalised
@@ -161,7 +164,7 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		// A file left out (private, or routed elsewhere) gets no marker.
 		f.Status, f.Reason = StatusSkipped, cmp.Or(c.omit, ReasonBinary)
 		if c.omit == "" {
-			in := t.injected(0, f.Display, func() (string, int) {
+			in := t.injected(0, f.Display, l.plan.opts.Boundary, func() (string, int) {
 				m := l.plan.opts.Markers.Binary(f.Display)
 				return m, runeCount(m)
 			})
@@ -179,14 +182,29 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		f.Status, f.Reason = StatusSkipped, c.omit
 	case l.remaining < minStart:
 		f.Status, f.Reason, f.Causes = StatusSkipped, ReasonExhausted, l.causes(t.raw, true)
-	case t.whole && t.raw <= budget:
+	case t.whole && t.raw+l.growth(t.head) <= budget:
 		f.Status = StatusOK
 		l.inject(&f, t.head, t.raw)
 	default:
-		f.Status, f.Causes = StatusTruncated, l.causes(t.raw, false)
-		in := t.injected(budget, f.Display, func() (string, int) {
+		printed := t.raw
+		if t.whole {
+			printed += l.growth(t.head)
+		}
+		f.Status, f.Causes = StatusTruncated, l.causes(printed, false)
+		in := t.injected(budget, f.Display, l.plan.opts.Boundary, func() (string, int) {
 			marker := func(kept int) string { return l.plan.opts.Markers.Truncated(f.Display, kept, t.raw) }
-			return truncate(*t, budget, marker)
+			s, n := truncate(*t, budget, marker)
+			if n+l.growth(s) > budget {
+				// Boundary markers kept print longer: take the largest
+				// budget whose printed copy fits.
+				over := func(b int) bool { s, n := truncate(*t, b, marker); return n+l.growth(s) > budget }
+				b := sort.Search(budget, func(b int) bool { return over(b + 1) })
+				if over(b) {
+					b = 0 // only when a longer cut printed shorter
+				}
+				s, n = truncate(*t, b, marker)
+			}
+			return s, n
 		})
 		l.inject(&f, in.s, in.chars)
 	}
@@ -209,15 +227,15 @@ func (l *loader) read(path string) (*text, error) {
 }
 
 // injected returns what is injected of t for budget at display, working
-// it out with make only when the last one was for another budget or
-// display.
-func (t *text) injected(budget int, display string, make func() (string, int)) injection {
+// it out with make only when the last one was for another budget, display
+// or boundary marker.
+func (t *text) injected(budget int, display, boundary string, make func() (string, int)) injection {
 	if t.last != nil {
-		if in := t.last.Load(); in != nil && in.budget == budget && in.display == display {
+		if in := t.last.Load(); in != nil && in.budget == budget && in.display == display && in.boundary == boundary {
 			return *in
 		}
 	}
-	in := injection{budget: budget, display: display}
+	in := injection{budget: budget, display: display, boundary: boundary}
 	in.s, in.chars = make()
 	if t.last != nil {
 		t.last.Store(&in)
@@ -311,10 +329,26 @@ func reasonFor(err error) string {
 	return err.Error()
 }
 
-// inject sets f's content to s, of chars code points, and charges it.
+// inject sets f's content to s, of chars code points, and charges it as
+// printed.
 func (l *loader) inject(f *File, s string, chars int) {
+	chars += l.growth(s)
 	f.Content, f.InjectedChars = s, chars
 	l.remaining -= chars
+}
+
+// growth is how many code points longer s prints than it is: each
+// boundary marker in it prints as tidy.BoundaryRemoved (negative when
+// that is the shorter).
+func (l *loader) growth(s string) int {
+	b := l.plan.opts.Boundary
+	if b == "" {
+		return 0
+	}
+	if n := strings.Count(s, b); n > 0 {
+		return n * (runeCount(tidy.BoundaryRemoved) - runeCount(b))
+	}
+	return 0
 }
 
 // injectMarker injects a marker in place of a file, cut to what remains of
