@@ -213,6 +213,7 @@ func isNull(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
+// kindName names what n is, for "must be X, not <kindName>".
 func kindName(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -220,7 +221,7 @@ func kindName(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	}
-	return "not text"
+	return "text"
 }
 
 func scalarText(n *yaml.Node, offset int, key string) (string, error) {

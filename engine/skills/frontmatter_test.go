@@ -74,6 +74,8 @@ func TestParseFrontMatterErrors(t *testing.T) {
 		{"os nested list", "---\nmetadata:\n  os:\n    - [a]\n---\n", 4, "metadata.os must be a list of text, not a list of list"},
 		{"always not bool", "---\nmetadata:\n  always: \"yes\"\n---\n", 3, "metadata.always must be true or false"},
 		{"requires list", "---\nmetadata:\n  requires: [a]\n---\n", 3, "metadata.requires must be a mapping, not a list"},
+		{"metadata as a JSON string", "---\nmetadata: '{\"openclaw\": {}}'\n---\n", 2, "metadata must be a mapping, not text"},
+		{"requires text", "---\nmetadata:\n  requires: gh\n---\n", 3, "metadata.requires must be a mapping, not text"},
 		{"requires.bins mapping", "---\nmetadata:\n  requires:\n    bins: {a: 1}\n---\n", 4, "metadata.requires.bins must be a list of text, not a mapping"},
 		{"skillKey list", "---\nmetadata:\n  skillKey: [a]\n---\n", 3, "metadata.skillKey must be text, not a list"},
 	}
