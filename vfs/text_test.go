@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/spf13/afero"
@@ -285,6 +286,19 @@ func FuzzReadText(f *testing.F) {
 		}
 		if !strings.HasSuffix(full, got.Tail) {
 			t.Fatalf("tail %q is not a suffix of %q", got.Tail, full)
+		}
+		// TrimSpace: the tail ends before the trailing white space.
+		keep.TrimSpace = true
+		trimmed, err := readText(bytes.NewReader(data), keep, make([]byte, bufSize), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.TrimRightFunc(full, unicode.IsSpace)
+		if want := utf8.RuneCountInString(full) - utf8.RuneCountInString(text); trimmed.TrailingSpace != want {
+			t.Fatalf("TrailingSpace %d, want %d", trimmed.TrailingSpace, want)
+		}
+		if want := string([]rune(text)[max(0, utf8.RuneCountInString(text)-keep.Tail):]); trimmed.Tail != want {
+			t.Fatalf("trimmed tail %q, want %q", trimmed.Tail, want)
 		}
 	})
 }

@@ -101,5 +101,6 @@ func (r Reader) key(name string, keep vfs.Keep) memo.Key {
 	r.k.Int(keep.Whole)
 	r.k.Int(keep.Head)
 	r.k.Int(keep.Tail)
+	r.k.Bool(keep.TrimSpace)
 	return r.k.Sum()
 }
