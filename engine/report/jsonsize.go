@@ -1,17 +1,17 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
 	"unicode/utf8"
 )
 
-// jsonChars returns how many characters encoding/json would write for v
-// (with HTML escaping, as json.Marshal does), without building the text:
-// the report sizes every tool schema on every render. Key order does not
-// change the length, so maps need no sorting. Values of other types fall
-// back to json.Marshal.
+// jsonChars returns how many characters marshal writes for v, without
+// building the text: the report sizes every tool schema on every render.
+// Key order does not change the length, so maps need no sorting. Values
+// of other types fall back to marshal.
 func jsonChars(v any) int {
 	switch v := v.(type) {
 	case nil:
@@ -44,21 +44,34 @@ func jsonChars(v any) int {
 		}
 		return n
 	}
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		return 0
 	}
 	return utf8.RuneCount(b)
 }
 
-// asciiJSONChars is how many characters encoding/json writes for each
+// marshal encodes v as the provider bodies send a tool schema: keys
+// sorted and "<", ">" and "&" as they are, where json.Marshal would
+// write six characters ("\u003c") for each.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// asciiJSONChars is how many characters marshal writes for each
 // ASCII byte inside a string.
 var asciiJSONChars = func() (t [utf8.RuneSelf]uint8) {
 	for c := range t {
 		switch {
 		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
 			t[c] = 2
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
+		case c < 0x20:
 			t[c] = 6 // \u00XX
 		default:
 			t[c] = 1
@@ -67,7 +80,7 @@ var asciiJSONChars = func() (t [utf8.RuneSelf]uint8) {
 	return t
 }()
 
-// jsonStringChars counts a quoted JSON string as encoding/json writes it.
+// jsonStringChars counts a quoted JSON string as marshal writes it.
 func jsonStringChars(s string) int {
 	n := 2
 	for i := 0; i < len(s); {

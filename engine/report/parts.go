@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -245,7 +244,7 @@ func toolParts(tools []engine.Tool, z sizer) []Part {
 		schema := Size{Chars: jsonChars(v)}
 		if z.estimate {
 			schema.Tokens = (schema.Chars + 3) / 4
-		} else if text, err := json.Marshal(v); err == nil {
+		} else if text, err := marshal(v); err == nil {
 			schema.Tokens = z.tok.Count(string(text))
 		}
 		parts = append(parts, Part{Kind: KindToolSchema, Name: t.Name, Size: schema})

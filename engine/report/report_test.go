@@ -13,6 +13,7 @@ import (
 
 	"github.com/sysprompt/sysprompt"
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/provider"
 	"github.com/sysprompt/sysprompt/engine/report"
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/internal/packtest"
@@ -393,4 +394,24 @@ func TestCompareRequest(t *testing.T) {
 	assert.False(t, same.StableChange)
 	assert.Empty(t, same.Sections)
 	assert.Zero(t, same.Tokens.Delta)
+}
+
+// The report sizes each tool schema as the provider bodies send it:
+// encoded without HTML escaping, so "<", ">" and "&" are one character
+// each, not six ("\u003c").
+func TestReportToolSchemaSizedAsSent(t *testing.T) {
+	req := engine.Request{Tools: []engine.Tool{
+		{Name: "grep", Description: "Search.", Schema: engine.Schema(`{"type": "object", "properties": {"pattern": {"type": "string", "description": "a <regexp> & flags"}}}`)},
+	}}
+	res := packtest.Render(t, packtest.MinimalPack(t, packtest.Manifest(`"identity"`), nil), req)
+	body, err := provider.Anthropic(res, engine.Runtime{}, provider.Model("m"))
+	require.NoError(t, err)
+	sent := string(body.Tools[0].InputSchema)
+	for _, tok := range []report.Tokenizer{nil, wordCounter{}} {
+		rep := report.Build(res, tok)
+		assert.Equal(t, utf8.RuneCountInString(sent), rep.Tools.Entries[0].SchemaChars, sent)
+		if tok != nil {
+			assert.Equal(t, tok.Count(sent), rep.Tools.Entries[0].SchemaTokens, sent)
+		}
+	}
 }
