@@ -219,11 +219,13 @@ func layerParts(l engine.Layer, boundary string, items []embedded, z sizer) ([]P
 		sizes[i] = sizes[i].plus(p.Size)
 		at = s.End
 	}
-	if len(l.Sections) > 0 {
-		addGap(l.Text[at:], l.Sections[len(l.Sections)-1].Tier)
-	} else {
-		addGap(l.Text, engine.TierStable)
+	// The text after the last section (the final newline) is past the
+	// stable prefix the sha256 covers, also when no dynamic text precedes it.
+	tail := engine.TierDynamic
+	if at < len(l.Stable) {
+		tail = engine.TierStable
 	}
+	addGap(l.Text[at:], tail)
 	for _, tier := range tiers {
 		parts = append(parts, Part{Kind: KindSeparators, Name: "blank lines", Layer: l.Name, Tier: tier, Size: z.text(seps[tier].String())})
 	}

@@ -415,3 +415,27 @@ func TestReportToolSchemaSizedAsSent(t *testing.T) {
 		}
 	}
 }
+
+// A layer's stable size is its stable prefix, the text its sha256 covers,
+// also when no dynamic text follows it (mode none, or dynamic sections
+// that all render empty): the layer's final newline comes after that
+// prefix.
+func TestReportStableSizeIsTheHashedPrefix(t *testing.T) {
+	p := packtest.MinimalPack(t, packtest.Manifest(`"identity", "d"`), map[string]string{"d": packtest.Section(packtest.Dynamic, "{{ if .Channel.ID }}x{{ end }}")})
+	for name, req := range map[string]engine.Request{
+		"with dynamic text":  {Channel: engine.Channel{ID: "telegram"}},
+		"empty dynamic tier": {},
+		"mode none":          {Mode: engine.ModeNone},
+	} {
+		res := packtest.Render(t, p, req)
+		l := res.Layers[0]
+		for _, tok := range []report.Tokenizer{nil, wordCounter{}} {
+			rep := report.Build(res, tok)
+			lr := rep.Layers[0]
+			assert.Equal(t, utf8.RuneCountInString(l.Stable), lr.Stable.Chars, "%s: stable prefix %q", name, l.Stable)
+			assert.Equal(t, utf8.RuneCountInString(l.Text), lr.Total.Chars, name)
+			assert.Equal(t, lr.Total.Chars, lr.Stable.Chars+lr.Boundary.Chars+lr.Dynamic.Chars, name)
+			assert.Equal(t, lr.Total.Tokens, lr.Stable.Tokens+lr.Boundary.Tokens+lr.Dynamic.Tokens, name)
+		}
+	}
+}
