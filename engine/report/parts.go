@@ -234,13 +234,21 @@ func layerParts(l engine.Layer, boundary string, items []embedded, z sizer) ([]P
 
 func (s Size) plus(o Size) Size { return Size{Chars: s.Chars + o.Chars, Tokens: s.Tokens + o.Tokens} }
 
+// noArguments is the schema both provider bodies send for a tool
+// without one, since both APIs want an object schema for every tool.
+const noArguments = `{"type":"object","properties":{}}`
+
 // toolParts are each tool's description and schema as an API sends them.
 func toolParts(tools []engine.Tool, z sizer) []Part {
 	var parts []Part
 	for _, t := range tools {
 		parts = append(parts, Part{Kind: KindToolDesc, Name: t.Name, Size: z.text(t.Description)})
 		v, err := t.Schema.Value()
-		if v == nil || err != nil { // none, or one no body could send
+		if err != nil { // one no body could send
+			continue
+		}
+		if m, ok := v.(map[string]any); v == nil || ok && len(m) == 0 {
+			parts = append(parts, Part{Kind: KindToolSchema, Name: t.Name, Size: z.text(noArguments)})
 			continue
 		}
 		schema := Size{Chars: jsonChars(v)}

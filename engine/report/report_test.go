@@ -104,10 +104,11 @@ func TestReportTools(t *testing.T) {
 	}}
 	res := packtest.Render(t, packtest.MinimalPack(t, packtest.Manifest(`"identity"`), nil), req)
 	rep := report.Build(res, nil)
-	// {"properties":{"path":{"type":"string"}},"type":"object"} is 57 characters.
-	assert.Equal(t, []report.ToolReport{{Name: "read", DescriptionChars: 12, SchemaChars: 57, DescriptionTokens: 3, SchemaTokens: 15}, {Name: "ping"}}, rep.Tools.Entries)
+	// {"properties":{"path":{"type":"string"}},"type":"object"} is 57
+	// characters; ping is sent with {"type":"object","properties":{}}, 33.
+	assert.Equal(t, []report.ToolReport{{Name: "read", DescriptionChars: 12, SchemaChars: 57, DescriptionTokens: 3, SchemaTokens: 15}, {Name: "ping", SchemaChars: 33, SchemaTokens: 9}}, rep.Tools.Entries)
 	assert.Equal(t, 12, rep.Tools.DescriptionChars)
-	assert.Equal(t, 57, rep.Tools.SchemaChars)
+	assert.Equal(t, 90, rep.Tools.SchemaChars)
 }
 
 type wordCounter struct{}
@@ -398,20 +399,24 @@ func TestCompareRequest(t *testing.T) {
 
 // The report sizes each tool schema as the provider bodies send it:
 // encoded without HTML escaping, so "<", ">" and "&" are one character
-// each, not six ("\u003c").
+// each, not six ("\u003c"), and an object schema for a tool with none.
 func TestReportToolSchemaSizedAsSent(t *testing.T) {
 	req := engine.Request{Tools: []engine.Tool{
 		{Name: "grep", Description: "Search.", Schema: engine.Schema(`{"type": "object", "properties": {"pattern": {"type": "string", "description": "a <regexp> & flags"}}}`)},
+		{Name: "ping"},
+		{Name: "pong", Schema: engine.Schema(`{}`)},
 	}}
 	res := packtest.Render(t, packtest.MinimalPack(t, packtest.Manifest(`"identity"`), nil), req)
 	body, err := provider.Anthropic(res, engine.Runtime{}, provider.Model("m"))
 	require.NoError(t, err)
-	sent := string(body.Tools[0].InputSchema)
 	for _, tok := range []report.Tokenizer{nil, wordCounter{}} {
 		rep := report.Build(res, tok)
-		assert.Equal(t, utf8.RuneCountInString(sent), rep.Tools.Entries[0].SchemaChars, sent)
-		if tok != nil {
-			assert.Equal(t, tok.Count(sent), rep.Tools.Entries[0].SchemaTokens, sent)
+		for i, tool := range body.Tools {
+			sent := string(tool.InputSchema)
+			assert.Equal(t, utf8.RuneCountInString(sent), rep.Tools.Entries[i].SchemaChars, sent)
+			if tok != nil {
+				assert.Equal(t, tok.Count(sent), rep.Tools.Entries[i].SchemaTokens, sent)
+			}
 		}
 	}
 }
