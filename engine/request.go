@@ -40,6 +40,10 @@ const (
 // non-space byte is '{'); name is used in error messages.
 func ParseRequest(name string, src []byte) (Request, error) { return request.Parse(name, src) }
 
+// ToolPosition returns where the request file src writes its tools[i],
+// or 0, 0 when it cannot tell, to place an error about that tool.
+func ToolPosition(src []byte, i int) (line, col int) { return request.ToolPosition(src, i) }
+
 // DecodeJSON decodes a JSON document that holds requests among other
 // values into v, as strictly as ParseRequest reads a JSON request; it
 // leaves validating them to Request.Validate (see engine/request).

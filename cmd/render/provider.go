@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/provider"
@@ -97,5 +98,23 @@ func (p *providerFlags) write(w io.Writer, format string, res *engine.Result, rt
 		return err
 	}
 	_, err = w.Write(out)
+	return err
+}
+
+// placeTool puts a provider's refusal of a tool where the request file
+// defines that tool, unless -set gave the tools instead.
+func (c *common) placeTool(err error) error {
+	i, ok := provider.RefusedTool(err)
+	if !ok || c.requestSrc == nil {
+		return err
+	}
+	for _, a := range c.sets {
+		if strings.HasPrefix(a, "tools") {
+			return err
+		}
+	}
+	if line, col := engine.ToolPosition(c.requestSrc, i); line > 0 {
+		return fmt.Errorf("%s:%d:%d: %w", c.requestLabel, line, col, err)
+	}
 	return err
 }

@@ -148,6 +148,9 @@ type common struct {
 	bundledSkills                           string
 	sets                                    []string // -set key=value, in order
 
+	requestLabel string // set by requestFrom: the request file as named in errors
+	requestSrc   []byte // and its text, to place a provider's refusal of a tool
+
 	preview      bool      // a preview command: never record warnings as shown
 	workspaceAbs string    // set by engine(): the absolute -workspace path, slash-separated
 	stderr       io.Writer // set by register(): where warnings go
@@ -348,6 +351,7 @@ func (c *common) requestFrom(e *engine.Engine, name string, stdin io.Reader) (en
 	if err != nil {
 		return engine.Request{}, err
 	}
+	c.requestLabel, c.requestSrc = label, src
 	return c.requestOf(e, label, src)
 }
 
@@ -580,7 +584,7 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case "json":
 		err = writeJSON(&buf, res)
 	case "anthropic", "openai":
-		err = pf.write(&buf, *format, res, req.Runtime)
+		err = c.placeTool(pf.write(&buf, *format, res, req.Runtime))
 	}
 	if err != nil {
 		return err

@@ -121,6 +121,18 @@ func (a api) serves(provider string) bool {
 type refusal struct {
 	kind error
 	msg  string
+	tool int // 1 + the index of the tool refused, 0 for none
+}
+
+// RefusedTool returns the index, in the result's tools, of the tool an
+// ErrTool refusal is about, so a caller can point at where the request
+// defines it.
+func RefusedTool(err error) (int, bool) {
+	var r *refusal
+	if errors.As(err, &r) && r.tool > 0 {
+		return r.tool - 1, true
+	}
+	return 0, false
 }
 
 func (r *refusal) Error() string { return r.msg }
@@ -210,12 +222,13 @@ type tool struct {
 func (a api) tools(list []engine.Tool) ([]tool, error) {
 	out := make([]tool, 0, len(list))
 	for i, t := range list {
-		if err := checkToolName(t.Name); err != nil {
-			return nil, a.errorf(ErrTool, "tools[%d] %s: %v", i, echo.Quote(t.Name), err)
+		err := checkToolName(t.Name)
+		var schema json.RawMessage
+		if err == nil {
+			schema, err = encodeSchema(t.Schema)
 		}
-		schema, err := encodeSchema(t.Schema)
 		if err != nil {
-			return nil, a.errorf(ErrTool, "tool %s: %v", echo.Quote(t.Name), err)
+			return nil, &refusal{kind: ErrTool, tool: i + 1, msg: fmt.Sprintf("%s request: tools[%d] %s: %v", a.name, i, echo.Quote(t.Name), err)}
 		}
 		out = append(out, tool{name: t.Name, description: t.Description, schema: schema})
 	}

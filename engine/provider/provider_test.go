@@ -244,10 +244,10 @@ func TestRefusals(t *testing.T) {
 		{name: "nameless tool", apis: both, res: withTool(engine.Tool{Description: "x"}), wantErr: provider.ErrTool, wantMsg: `tools[2] "": a tool needs a name`},
 		{name: "space in a name", apis: both, res: withTool(engine.Tool{Name: " exec"}), wantErr: provider.ErrTool, wantMsg: `tools[2] " exec": name holds ' '`},
 		{name: "long name", apis: both, res: withTool(engine.Tool{Name: strings.Repeat("x", 65)}), wantErr: provider.ErrTool, wantMsg: "name is 65 bytes long, over 64"},
-		{name: "string schema", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`{"type": "string"}`)}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema type is "string"; a tool's parameters must be a schema of "type": "object"`},
+		{name: "string schema", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`{"type": "string"}`)}), wantErr: provider.ErrTool, wantMsg: `tools[2] "t": schema type is "string"; a tool's parameters must be a schema of "type": "object"`},
 		{name: "schema without a type", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`{"properties": {}}`)}), wantErr: provider.ErrTool, wantMsg: "schema type is missing"},
-		{name: "schema that is not JSON", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`{"type":`)}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema is not JSON: 1:9: unexpected end of JSON input`},
-		{name: "schema that is not an object", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`[1]`)}), wantErr: provider.ErrTool, wantMsg: `tool "t": schema is [1], not a JSON object`},
+		{name: "schema that is not JSON", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`{"type":`)}), wantErr: provider.ErrTool, wantMsg: `tools[2] "t": schema is not JSON: 1:9: unexpected end of JSON input`},
+		{name: "schema that is not an object", apis: both, res: withTool(engine.Tool{Name: "t", Schema: engine.Schema(`[1]`)}), wantErr: provider.ErrTool, wantMsg: `tools[2] "t": schema is [1], not a JSON object`},
 		{name: "codex", apis: []string{"anthropic"}, res: withLayers("codex", "developer", "collaboration"), wantErr: provider.ErrHarness,
 			wantMsg: `anthropic request: harness "codex" has layers developer, collaboration; a Messages request carries one system prompt, so it takes a harness whose only layer is "system" (such as embedded); the codex harness's developer and collaboration layers are for the Codex runtime, which sends its own instructions and AGENTS.md with them`},
 		{name: "codex", apis: []string{"openai"}, res: withLayers("codex", "developer", "collaboration"), wantErr: provider.ErrHarness,
@@ -273,6 +273,11 @@ func TestRefusals(t *testing.T) {
 				assert.Contains(t, err.Error(), tt.wantMsg)
 				assert.True(t, strings.HasPrefix(err.Error(), api+" request: "), err.Error())
 				assert.NotContains(t, err.Error(), "\n")
+				i, ok := provider.RefusedTool(err)
+				assert.Equal(t, tt.wantErr == provider.ErrTool, ok, "RefusedTool")
+				if ok {
+					assert.Equal(t, 2, i, "withTool appends the tool as tools[2]")
+				}
 			})
 		}
 	}

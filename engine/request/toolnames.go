@@ -59,12 +59,7 @@ func checkToolNames(tools []Tool) error {
 // locate places e on the second name in the request file src (named name)
 // and names both positions in its message.
 func (d *duplicateToolError) locate(e *diag.Error, name string, src []byte) {
-	var pos []strict.Pos
-	if trimmed := bytes.TrimSpace(src); len(trimmed) > 0 && trimmed[0] == '{' {
-		pos = jsonToolNamePositions(src)
-	} else {
-		pos = tomlToolNamePositions(string(src), d.second+1)
-	}
+	pos := toolNamePositions(src, d.second+1)
 	for k, i := range [2]int{d.first, d.second} {
 		if i < len(pos) && pos[i].Line > 0 {
 			d.at[k] = fmt.Sprintf("%s:%d:%d", name, pos[i].Line, pos[i].Col)
@@ -73,6 +68,24 @@ func (d *duplicateToolError) locate(e *diag.Error, name string, src []byte) {
 	if d.second < len(pos) {
 		e.Line, e.Col = pos[d.second].Line, pos[d.second].Col
 	}
+}
+
+// ToolPosition returns where the request file src writes the name of
+// its tools[i] (or opens its table), or 0, 0 when it cannot tell.
+func ToolPosition(src []byte, i int) (line, col int) {
+	if pos := toolNamePositions(src, i+1); i >= 0 && i < len(pos) {
+		return pos[i].Line, pos[i].Col
+	}
+	return 0, 0
+}
+
+// toolNamePositions returns where the names of the first n tools (all of
+// them in JSON) of a TOML or JSON request file are written.
+func toolNamePositions(src []byte, n int) []strict.Pos {
+	if trimmed := bytes.TrimSpace(src); len(trimmed) > 0 && trimmed[0] == '{' {
+		return jsonToolNamePositions(src)
+	}
+	return tomlToolNamePositions(string(src), n)
 }
 
 // tomlToolNamePositions returns where the name of each of the first n
