@@ -438,12 +438,16 @@ func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	texts := sectionTexts(res)
+	// A section's tokens are the report's, so the two commands agree.
+	tokens := map[string]int{}
+	for _, s := range report.Build(res, tok).Sections {
+		tokens[s.Layer+"/"+s.ID] = s.Tokens
+	}
 	doc := explainDoc{SchemaVersion: report.SchemaVersion, Harness: res.Harness, Mode: string(res.Mode), Tokenizer: tok.Name()}
 	for _, x := range report.Explain(res) {
 		e := explainEntry{Explanation: x}
 		if x.Rendered {
-			e.Tokens = tok.Count(texts[x.Layer+"/"+x.ID])
+			e.Tokens = tokens[x.Layer+"/"+x.ID]
 		}
 		doc.Sections = append(doc.Sections, e)
 	}
@@ -468,15 +472,4 @@ func cmdExplain(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	g.write(stdout)
 	return nil
-}
-
-// sectionTexts maps "layer/id" to each rendered section's text.
-func sectionTexts(res *engine.Result) map[string]string {
-	texts := map[string]string{}
-	for _, l := range res.Layers {
-		for _, s := range l.Sections {
-			texts[l.Name+"/"+s.ID] = l.Text[s.Start:s.End]
-		}
-	}
-	return texts
 }

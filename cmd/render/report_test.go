@@ -206,3 +206,32 @@ func TestReportSkillsDiscovery(t *testing.T) {
 	writeSkills(&b, report.SkillsReport{Cuts: []report.SkillsCut{{Root: "/opt/skills", Reason: "at most 2000 skills are read across all skills folders", Skipped: 1234}}})
 	assert.Contains(t, b.String(), "\n  /opt/skills: 1,234 skipped (at most 2000 skills are read across all skills folders)\n")
 }
+
+// explain and report give a rendered section the same tokens: the
+// report's, which count the files and skills catalog a section prints
+// each on its own, as the parts that add up to the headline.
+func TestExplainTokensMatchTheReport(t *testing.T) {
+	for _, tok := range []string{"estimate", "o200k"} {
+		args := []string{"-workspace", "../../examples/workspace", "-request", "../../examples/requests/direct.toml", "-tokenizer", tok, "-format", "json"}
+		code, out, errOut := cli(append([]string{"report"}, args...)...)
+		require.Equal(t, 0, code, errOut)
+		var rep report.Report
+		require.NoError(t, json.Unmarshal([]byte(out), &rep))
+		code, out, errOut = cli(append([]string{"explain"}, args...)...)
+		require.Equal(t, 0, code, errOut)
+		var doc explainDoc
+		require.NoError(t, json.Unmarshal([]byte(out), &doc))
+		want := map[string]int{}
+		for _, s := range rep.Sections {
+			want[s.Layer+"/"+s.ID] = s.Tokens
+		}
+		n := 0
+		for _, x := range doc.Sections {
+			if x.Rendered {
+				n++
+				assert.Equal(t, want[x.Layer+"/"+x.ID], x.Tokens, "%s: %s/%s", tok, x.Layer, x.ID)
+			}
+		}
+		assert.Equal(t, len(rep.Sections), n, tok)
+	}
+}
