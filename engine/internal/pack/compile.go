@@ -130,7 +130,7 @@ func definePos(text, name string) (line, col int) {
 	return strings.Count(before, "\n") + 1, loc[0] - (strings.LastIndex(before, "\n") + 1) + 1
 }
 
-// suggestFunc adds the nearest function of the map to a parse error
+// suggestFunc adds the nearest allowed function to a parse error
 // naming one it does not have, and the column the parser leaves out: the
 // name's first use on the line as a word of its own.
 func suggestFunc(e *diag.Error, text string) *diag.Error {
@@ -143,7 +143,8 @@ func suggestFunc(e *diag.Error, text string) *diag.Error {
 			e.Col = loc[3] + 1
 		}
 	}
-	if h := hint.Suffix(name, sortedKeys(funcMap())); h != "" {
+	// text/template's builtins (len, index, …) are allowed functions too.
+	if h := hint.Suffix(name, append(sortedKeys(funcMap()), sortedKeys(builtinNames)...)); h != "" {
 		e.Err = fmt.Errorf("%w%s", e.Err, h)
 	}
 	return e
