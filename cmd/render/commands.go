@@ -173,7 +173,7 @@ line is wrong.`
 
 const snapshotsHelp = `gen rewrites the golden snapshots from the scenarios (and deletes stale
 ones); check reports each snapshot that is missing, differs or is stale
-and exits 1. The golden folder is found from the current folder or any
+and exits 1, or 2 when it cannot check. The golden folder is found from the current folder or any
 folder above it, or given with -dir.`
 
 const serveHelp = `Keep one engine warm and answer newline-delimited JSON on stdin: each line

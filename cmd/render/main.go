@@ -16,7 +16,8 @@
 //	                                  -pack-a (default builtin) and DIR: per request, the
 //	                                  sections that changed, the stable prefix, the size change
 //	render snapshots gen|check        write or verify the golden snapshots of the project the
-//	                                  current folder is in (-dir DIR, -pack DIR)
+//	                                  current folder is in (-dir DIR, -pack DIR); check exits
+//	                                  1 when one is out of date, 2 when it cannot check
 //	render watch [flags]              render, then re-render after every change to the pack,
 //	                                  workspace, request or config: a unified diff against the
 //	                                  previous prompt and a status line; errors keep watching;

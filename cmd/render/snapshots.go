@@ -23,18 +23,19 @@ func cmdSnapshots(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 || (fs.Arg(0) != "gen" && fs.Arg(0) != "check") {
 		return &usageError{"snapshots takes gen or check: render snapshots gen|check [-dir DIR] [-pack DIR]"}
 	}
-	if err := checkPackDir(*pack); err != nil {
-		return err
+	err := checkPackDir(*pack)
+	var dir string
+	if err == nil {
+		dir, err = goldenDir(*dirFlag)
 	}
-	dir, err := goldenDir(*dirFlag)
-	if err != nil {
-		return err
-	}
-	if fs.Arg(0) == "gen" {
+	switch {
+	case err != nil:
+	case fs.Arg(0) == "gen":
 		return inPack(genSnapshots(stdout, *pack, dir), *pack)
+	default:
+		err = checkSnapshots(stdout, *pack, dir, *dirFlag)
 	}
-	err = checkSnapshots(stdout, *pack, dir, *dirFlag)
-	if err != nil && !errors.Is(err, errSnapshotsStale) {
+	if err != nil && fs.Arg(0) == "check" && !errors.Is(err, errSnapshotsStale) {
 		// Exit 1 means "out of date", so trouble exits 2, as for diff.
 		return &troubleError{inPack(err, *pack)}
 	}
