@@ -205,8 +205,9 @@ func (d *packDir) ReadDir(n int) ([]fs.DirEntry, error) {
 // files with 0644. It refuses when dir exists and is not an empty
 // directory, and a name that is not a regular file of src. The copy is assembled in a temporary
 // sibling of dir (".<base>.eject-<random>") and renamed into place at the
-// end, so on error nothing is left behind; an empty dir that existed before
-// is removed just before the rename.
+// end, so on error nothing is left behind; into an empty dir that existed
+// before, its entries are renamed one by one, so dir itself (".", or a
+// symlink's target) stays.
 func Eject(src fs.FS, dst afero.Fs, dir string, files ...string) error {
 	if dir == "" {
 		return errors.New("eject: empty target directory")
@@ -237,18 +238,41 @@ func Eject(src fs.FS, dst afero.Fs, dir string, files ...string) error {
 		return fmt.Errorf("eject: %w", err)
 	}
 	if existed {
-		// Still empty (checked above); a rename onto an existing
-		// directory is not portable, so make room first.
-		if err := dst.Remove(dir); err != nil {
-			_ = dst.RemoveAll(tmp)
-			return fmt.Errorf("eject: %w", err)
-		}
+		err = moveInto(dst, tmp, dir)
+	} else {
+		err = dst.Rename(tmp, dir)
 	}
-	if err := dst.Rename(tmp, dir); err != nil {
+	if err != nil {
 		_ = dst.RemoveAll(tmp)
 		return fmt.Errorf("eject: %w", err)
 	}
 	return nil
+}
+
+// moveInto renames each entry of the folder from into the empty folder
+// to, then removes from; a failed rename takes the ones moved back out.
+// Removing to and renaming from in its place would fail for "." and
+// would replace a symlink with a folder.
+func moveInto(dst afero.Fs, from, to string) error {
+	f, err := dst.Open(from)
+	if err != nil {
+		return err
+	}
+	names, err := f.Readdirnames(-1) // what copyFiles wrote: the pack's top folders
+	f.Close()
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	for i, name := range names {
+		if err := dst.Rename(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
+			for _, moved := range names[:i] {
+				_ = dst.RemoveAll(filepath.Join(to, moved))
+			}
+			return err
+		}
+	}
+	return dst.Remove(from)
 }
 
 // checkEjectTarget reports whether dir exists, refusing a file or a
