@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -69,7 +70,7 @@ func Compile(p *Pack, fields Fields, limits meter.Limits) (*template.Template, d
 	add := func(file, text, sectionID string) {
 		trees, err := parse.Parse(file, text, "", "", fm, builtinNames)
 		if err != nil {
-			errs = append(errs, suggestFunc(diag.Template(diag.PhaseParse, file, sectionID, err), text))
+			errs = append(errs, placeRedefinition(suggestFunc(diag.Template(diag.PhaseParse, file, sectionID, err), text), file, text))
 			return
 		}
 		for _, name := range sortedKeys(trees) {
@@ -121,13 +122,41 @@ func sortedTemplates(t *template.Template) []*template.Template {
 
 // definePos finds where {{define "name"}} is written in text.
 func definePos(text, name string) (line, col int) {
-	re := regexp.MustCompile(`\{\{-?\s*define\s+"` + regexp.QuoteMeta(name) + `"`)
-	loc := re.FindStringIndex(text)
-	if loc == nil {
-		return 0, 0
+	if loc := defineRe(name).FindStringIndex(text); loc != nil {
+		return lineCol(text, loc[0])
 	}
-	before := text[:loc[0]]
-	return strings.Count(before, "\n") + 1, loc[0] - (strings.LastIndex(before, "\n") + 1) + 1
+	return 0, 0
+}
+
+func defineRe(name string) *regexp.Regexp {
+	return regexp.MustCompile(`\{\{-?\s*define\s+"` + regexp.QuoteMeta(name) + `"`)
+}
+
+// lineCol is the 1-based line and byte column of offset i in text.
+func lineCol(text string, i int) (line, col int) {
+	before := text[:i]
+	return strings.Count(before, "\n") + 1, i - (strings.LastIndex(before, "\n") + 1) + 1
+}
+
+var redefinedRe = regexp.MustCompile(`^template: multiple definition of template ("(?:[^"\\]|\\.)*")$`)
+
+// placeRedefinition words a template defined twice in one file as one
+// defined in two files are, at its second define: the parser gives only
+// the line that define's body ends on.
+func placeRedefinition(e *diag.Error, file, text string) *diag.Error {
+	m := redefinedRe.FindStringSubmatch(e.Err.Error())
+	if m == nil {
+		return e
+	}
+	name, err := strconv.Unquote(m[1])
+	locs := defineRe(name).FindAllStringIndex(text, 2)
+	if err != nil || len(locs) < 2 {
+		return e
+	}
+	e.Line, e.Col = lineCol(text, locs[1][0])
+	pl, pc := lineCol(text, locs[0][0])
+	e.Err = fmt.Errorf("template %q is defined twice: here and at %s:%d:%d", name, file, pl, pc)
+	return e
 }
 
 // suggestFunc adds the nearest allowed function to a parse error
