@@ -172,6 +172,10 @@ func suggestFunc(e *diag.Error, text string) *diag.Error {
 			e.Col = loc[3] + 1
 		}
 	}
+	if r := funcs.Replacement(name); r != "" {
+		e.Err = fmt.Errorf("%w (did you mean %s?)", e.Err, r)
+		return e
+	}
 	// text/template's builtins (len, index, …) are allowed functions too.
 	if h := hint.Suffix(name, append(sortedKeys(funcMap()), sortedKeys(builtinNames)...)); h != "" {
 		e.Err = fmt.Errorf("%w%s", e.Err, h)
