@@ -56,18 +56,6 @@ func New(b Budget) template.FuncMap {
 	return m
 }
 
-// Replacement returns what does the work of a function the map dropped
-// (sprig's empty and quote), for an error to point at; "" for others.
-func Replacement(name string) string {
-	switch name {
-	case "empty":
-		return "not"
-	case "quote":
-		return `printf "%q"`
-	}
-	return ""
-}
-
 // Names returns the names of every function in the map, sorted.
 func Names() []string {
 	return slices.Sorted(maps.Keys(New(nil)))

@@ -159,6 +159,10 @@ func placeRedefinition(e *diag.Error, file, text string) *diag.Error {
 	return e
 }
 
+// removedFuncs are sprig functions the map dropped, with what does
+// their work, for an error to point at.
+var removedFuncs = map[string]string{"empty": "not", "quote": `printf "%q"`}
+
 // suggestFunc adds the nearest allowed function to a parse error
 // naming one it does not have, and the column the parser leaves out: the
 // name's first use on the line as a word of its own.
@@ -172,7 +176,7 @@ func suggestFunc(e *diag.Error, text string) *diag.Error {
 			e.Col = loc[3] + 1
 		}
 	}
-	if r := funcs.Replacement(name); r != "" {
+	if r := removedFuncs[name]; r != "" {
 		e.Err = fmt.Errorf("%w (did you mean %s?)", e.Err, r)
 		return e
 	}
