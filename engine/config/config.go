@@ -431,7 +431,7 @@ func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
 	errs := []error{
 		k.positive("bootstrapMaxChars", a.BootstrapMaxChars),
 		k.positive("bootstrapTotalMaxChars", a.BootstrapTotalMaxChars),
-		k.positive("contextTokens", a.ContextTokens),
+		k.count("contextTokens", a.ContextTokens), // tokens, not characters
 		k.enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, bootstrap.WarningModes...),
 		k.enum("timeFormat", a.TimeFormat, TimeFormats...),
 		k.zone("userTimezone", a.UserTimezone),

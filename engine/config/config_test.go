@@ -152,6 +152,12 @@ func TestConfigErrors(t *testing.T) {
 		{"duplicate agent", "[[agents.list]]\nid = \"a\"\n[[agents.list]]\nid = \"a\"\n", `c.toml:3:1: agent id "a" is listed twice`},
 		{"citations", "[memory]\ncitations = \"maybe\"\n", `c.toml:2:1: memory.citations = "maybe" is not allowed (want auto, on, off)`},
 		{"syntax", "[agents.defaults\n", `c.toml:2:1: expected '.' or ']' to end table name, but got '\n' instead`},
+		// BurntSushi/toml matches a struct field whatever the case; the
+		// original's keys are camelCase and exact, and two spellings of one
+		// key must not overwrite each other silently.
+		{"key in the wrong case", "[agents.defaults]\nbootstrapMaxChars = 5\nbootstrapmaxchars = 7\n", `c.toml:3:1: unknown key "agents.defaults.bootstrapmaxchars" (did you mean bootstrapMaxChars?)`},
+		{"table in the wrong case", "[Agents.defaults]\nbootstrapMaxChars = 5\n", `c.toml:1:2: unknown key "Agents.defaults"`},
+		{"contextTokens", "[agents.defaults]\ncontextTokens = 0\n", `c.toml:2:1: contextTokens must be positive, not 0`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

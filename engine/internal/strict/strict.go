@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,13 @@ func TOML(src string, v any) error {
 	var keys []string
 	for _, k := range md.Undecoded() {
 		if !openEnded(reflect.TypeOf(v), k) {
+			keys = append(keys, k.String())
+		}
+	}
+	// BurntSushi/toml fills a field from a key in any case
+	// ("bootstrapmaxchars"); keys are exact, so such a key is unknown.
+	for _, k := range md.Keys() {
+		if _, ok := TypeAt(reflect.TypeOf(v), k); !ok && !slices.Contains(keys, k.String()) {
 			keys = append(keys, k.String())
 		}
 	}
