@@ -399,7 +399,7 @@ func setIf[T comparable](dst *T, v T) {
 // validate checks every enumerated or bounded value and reports the first
 // bad one with its position.
 func (c *Config) validate() error {
-	if err := c.validateAgent("agents.defaults", 1, &c.Agents.Defaults); err != nil {
+	if err := c.validateAgent("agents.defaults", strict.Pos{Line: 1}, &c.Agents.Defaults); err != nil {
 		return err
 	}
 	lines := c.listLines()
@@ -408,16 +408,16 @@ func (c *Config) validate() error {
 		a := &c.Agents.List[i]
 		switch {
 		case a.ID == "":
-			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i], Col: 1, Err: fmt.Errorf("[[agents.list]] entry %d has no id", i+1)}
+			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i].Line, Col: lines[i].Col, Err: fmt.Errorf("[[agents.list]] entry %d has no id", i+1)}
 		case seen[a.ID]:
-			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i], Col: 1, Err: fmt.Errorf("agent id %s is listed twice", echo.Quote(a.ID))}
+			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i].Line, Col: lines[i].Col, Err: fmt.Errorf("agent id %s is listed twice", echo.Quote(a.ID))}
 		}
 		seen[a.ID] = true
 		if err := c.validateAgent("agents.list", lines[i], &a.AgentSettings); err != nil {
 			return err
 		}
 	}
-	top := keyCheck{c, "", 1}
+	top := keyCheck{c, "", strict.Pos{Line: 1}}
 	return cmp.Or(
 		c.checkExtraDirs(),
 		top.enum("memory.citations", c.Memory.Citations, CitationModes...),
@@ -426,8 +426,8 @@ func (c *Config) validate() error {
 }
 
 // validateAgent checks one agents.defaults or [[agents.list]] table.
-func (c *Config) validateAgent(table string, line int, a *AgentSettings) error {
-	k := keyCheck{c, table + ".", line}
+func (c *Config) validateAgent(table string, at strict.Pos, a *AgentSettings) error {
+	k := keyCheck{c, table + ".", at}
 	errs := []error{
 		k.positive("bootstrapMaxChars", a.BootstrapMaxChars),
 		k.positive("bootstrapTotalMaxChars", a.BootstrapTotalMaxChars),
@@ -590,15 +590,20 @@ func (c *Config) elementErr(key string, i int, err error) *diag.Error {
 }
 
 // keyCheck places value errors of one table: a key is found at or after
-// the table's line, so [[agents.list]] entries each point at their own.
+// the table's line, so [[agents.list]] entries each point at their own;
+// one the scan cannot find (inside an inline table) is placed at the table.
 type keyCheck struct {
 	c      *Config
-	prefix string // "agents.defaults." or "" for top-level keys
-	line   int
+	prefix string     // "agents.defaults." or "" for top-level keys
+	at     strict.Pos // the table's header or inline table; Col 0 places nothing
 }
 
 func (k keyCheck) fail(key, format string, args ...any) *diag.Error {
-	return k.c.keyErr(k.prefix+key, k.line, fmt.Errorf(format, args...))
+	err := k.c.keyErr(k.prefix+key, k.at.Line, fmt.Errorf(format, args...))
+	if err.Line == 0 && k.at.Col > 0 {
+		err.Line, err.Col = k.at.Line, k.at.Col
+	}
+	return err
 }
 
 func (k keyCheck) enum(key string, v *string, allowed ...string) error {
@@ -632,15 +637,22 @@ func (k keyCheck) zone(key string, v *string) error {
 	return nil
 }
 
-// listLines returns the line of each [[agents.list]] header, 1 when the
-// document does not show it.
-func (c *Config) listLines() []int {
-	headers := strict.Headers(c.src, "agents.list")
-	lines := make([]int, len(c.Agents.List))
+// listLines returns where each [[agents.list]] entry starts: its header,
+// or its inline table in an agents.list = [...] array; 1:1 when the scan
+// does not find it.
+func (c *Config) listLines() []strict.Pos {
+	doc := strict.ScanTOML(c.src)
+	inline := doc.ElementsOf("agents.list")
+	headers := doc.Headers("agents.list")
+	lines := make([]strict.Pos, len(c.Agents.List))
 	for i := range lines {
-		lines[i] = 1
-		if i < len(headers) {
-			lines[i] = headers[i]
+		switch {
+		case i < len(headers):
+			lines[i] = strict.Pos{Line: headers[i], Col: 1}
+		case i < len(inline):
+			lines[i] = inline[i]
+		default:
+			lines[i] = strict.Pos{Line: 1, Col: 1}
 		}
 	}
 	return lines
@@ -654,7 +666,7 @@ func (c *Config) CheckOverlays(styles map[string][]string) error {
 	if c == nil {
 		return nil
 	}
-	if err := c.checkOverlays("agents.defaults", 1, &c.Agents.Defaults, styles); err != nil {
+	if err := c.checkOverlays("agents.defaults", strict.Pos{Line: 1}, &c.Agents.Defaults, styles); err != nil {
 		return err
 	}
 	lines := c.listLines()
@@ -666,8 +678,8 @@ func (c *Config) CheckOverlays(styles map[string][]string) error {
 	return nil
 }
 
-func (c *Config) checkOverlays(table string, line int, a *AgentSettings, styles map[string][]string) *diag.Error {
-	k := keyCheck{c, table + ".promptOverlays.", line}
+func (c *Config) checkOverlays(table string, at strict.Pos, a *AgentSettings, styles map[string][]string) *diag.Error {
+	k := keyCheck{c, table + ".promptOverlays.", at}
 	for _, name := range slices.Sorted(maps.Keys(a.PromptOverlays)) {
 		allowed, known := styles[name]
 		if !known {

@@ -158,6 +158,10 @@ func TestConfigErrors(t *testing.T) {
 		{"key in the wrong case", "[agents.defaults]\nbootstrapMaxChars = 5\nbootstrapmaxchars = 7\n", `c.toml:3:1: unknown key "agents.defaults.bootstrapmaxchars" (did you mean bootstrapMaxChars?)`},
 		{"table in the wrong case", "[Agents.defaults]\nbootstrapMaxChars = 5\n", `c.toml:1:2: unknown key "Agents.defaults"`},
 		{"contextTokens", "[agents.defaults]\ncontextTokens = 0\n", `c.toml:2:1: contextTokens must be positive, not 0`},
+		// agents.list written as an array of inline tables: each entry's
+		// errors point at that entry.
+		{"duplicate agent inline", "# agents\nagents.list = [{ id = \"a\" },\n  { id = \"a\" }]\n", `c.toml:3:3: agent id "a" is listed twice`},
+		{"bad value in inline agent", "# agents\nagents.list = [{ id = \"a\" },\n  { id = \"b\", timeFormat = \"x\" }]\n", `c.toml:3:3: timeFormat = "x" is not allowed (want auto, 12, 24)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
