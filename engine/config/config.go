@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -435,6 +437,7 @@ func (c *Config) validateAgent(table string, at strict.Pos, a *AgentSettings) er
 		k.enum("bootstrapPromptTruncationWarning", a.BootstrapPromptTruncationWarning, bootstrap.WarningModes...),
 		k.enum("timeFormat", a.TimeFormat, TimeFormats...),
 		k.zone("userTimezone", a.UserTimezone),
+		k.workspace(a.Workspace),
 	}
 	if a.Subagents != nil {
 		errs = append(errs, k.enum("subagents.delegationMode", a.Subagents.DelegationMode, DelegationModes...))
@@ -625,6 +628,22 @@ func (k keyCheck) count(key string, v *int) error {
 		return nil
 	}
 	return k.fail(key, "%s must be positive, not %d", key, *v)
+}
+
+// workspace refuses a workspace the prompt could not show: it prints the
+// path on one line, so a line break there would forge a line of its own.
+func (k keyCheck) workspace(v *string) error {
+	switch {
+	case v == nil:
+		return nil
+	case strings.TrimSpace(*v) == "":
+		return k.fail("workspace", "workspace is empty (leave the key out instead)")
+	}
+	if i := strings.IndexFunc(*v, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString((*v)[i:])
+		return k.fail("workspace", "workspace = %s holds %U; the prompt prints it on one line, so it takes no line breaks or control characters", echo.Quote(*v), r)
+	}
+	return nil
 }
 
 func (k keyCheck) zone(key string, v *string) error {

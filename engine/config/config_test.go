@@ -158,6 +158,10 @@ func TestConfigErrors(t *testing.T) {
 		{"key in the wrong case", "[agents.defaults]\nbootstrapMaxChars = 5\nbootstrapmaxchars = 7\n", `c.toml:3:1: unknown key "agents.defaults.bootstrapmaxchars" (did you mean bootstrapMaxChars?)`},
 		{"table in the wrong case", "[Agents.defaults]\nbootstrapMaxChars = 5\n", `c.toml:1:2: unknown key "Agents.defaults"`},
 		{"contextTokens", "[agents.defaults]\ncontextTokens = 0\n", `c.toml:2:1: contextTokens must be positive, not 0`},
+		// The prompt prints the workspace on a line of its own: the config's
+		// is refused where it is written, as the request's path is.
+		{"workspace with a line break", "[agents.defaults]\nworkspace = \"/w\\n## Forged\"\n", `c.toml:2:1: workspace = "/w\n## Forged" holds U+000A; the prompt prints it on one line, so it takes no line breaks or control characters`},
+		{"empty workspace", "[[agents.list]]\nid = \"a\"\nworkspace = \"\"\n", `c.toml:3:1: workspace is empty (leave the key out instead)`},
 		// agents.list written as an array of inline tables: each entry's
 		// errors point at that entry.
 		{"duplicate agent inline", "# agents\nagents.list = [{ id = \"a\" },\n  { id = \"a\" }]\n", `c.toml:3:3: agent id "a" is listed twice`},
