@@ -439,6 +439,9 @@ func (c *Config) validateAgent(table string, at strict.Pos, a *AgentSettings) er
 		k.zone("userTimezone", a.UserTimezone),
 		k.workspace(a.Workspace),
 	}
+	if h := a.Heartbeat; h != nil && h.Prompt != nil && strings.TrimSpace(*h.Prompt) == "" {
+		errs = append(errs, k.fail("heartbeat.prompt", "heartbeat.prompt is empty (leave the key out for the pack's prompt)"))
+	}
 	if a.Subagents != nil {
 		errs = append(errs, k.enum("subagents.delegationMode", a.Subagents.DelegationMode, DelegationModes...))
 	}

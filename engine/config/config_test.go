@@ -162,6 +162,9 @@ func TestConfigErrors(t *testing.T) {
 		// is refused where it is written, as the request's path is.
 		{"workspace with a line break", "[agents.defaults]\nworkspace = \"/w\\n## Forged\"\n", `c.toml:2:1: workspace = "/w\n## Forged" holds U+000A; the prompt prints it on one line, so it takes no line breaks or control characters`},
 		{"empty workspace", "[[agents.list]]\nid = \"a\"\nworkspace = \"\"\n", `c.toml:3:1: workspace is empty (leave the key out instead)`},
+		// The pack refuses an empty heartbeat prompt; an empty one here
+		// would drop the pack's prompt from the Heartbeats section.
+		{"empty heartbeat prompt", "[agents.defaults.heartbeat]\nprompt = \"  \"\n", `c.toml:2:1: heartbeat.prompt is empty (leave the key out for the pack's prompt)`},
 		// agents.list written as an array of inline tables: each entry's
 		// errors point at that entry.
 		{"duplicate agent inline", "# agents\nagents.list = [{ id = \"a\" },\n  { id = \"a\" }]\n", `c.toml:3:3: agent id "a" is listed twice`},
