@@ -405,16 +405,22 @@ func (c *Config) validate() error {
 		return err
 	}
 	lines := c.listLines()
-	seen := map[string]bool{}
+	seen := map[string]string{} // lower-cased id -> id: session keys name an agent in lower case
 	for i := range c.Agents.List {
 		a := &c.Agents.List[i]
-		switch {
+		var msg error
+		switch other, dup := seen[strings.ToLower(a.ID)]; {
 		case a.ID == "":
-			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i].Line, Col: lines[i].Col, Err: fmt.Errorf("[[agents.list]] entry %d has no id", i+1)}
-		case seen[a.ID]:
-			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i].Line, Col: lines[i].Col, Err: fmt.Errorf("agent id %s is listed twice", echo.Quote(a.ID))}
+			msg = fmt.Errorf("[[agents.list]] entry %d has no id", i+1)
+		case dup && other == a.ID:
+			msg = fmt.Errorf("agent id %s is listed twice", echo.Quote(a.ID))
+		case dup:
+			msg = fmt.Errorf("agent id %s differs from %s only in case", echo.Quote(a.ID), echo.Quote(other))
 		}
-		seen[a.ID] = true
+		if msg != nil {
+			return &diag.Error{Phase: diag.PhaseConfig, File: c.name, Line: lines[i].Line, Col: lines[i].Col, Err: msg}
+		}
+		seen[strings.ToLower(a.ID)] = a.ID
 		if err := c.validateAgent("agents.list", lines[i], &a.AgentSettings); err != nil {
 			return err
 		}

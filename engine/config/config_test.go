@@ -165,6 +165,9 @@ func TestConfigErrors(t *testing.T) {
 		// The pack refuses an empty heartbeat prompt; an empty one here
 		// would drop the pack's prompt from the Heartbeats section.
 		{"empty heartbeat prompt", "[agents.defaults.heartbeat]\nprompt = \"  \"\n", `c.toml:2:1: heartbeat.prompt is empty (leave the key out for the pack's prompt)`},
+		// Session keys name the agent in lower case, so two ids that differ
+		// only in case are one agent listed twice.
+		{"agent ids differing in case", "[[agents.list]]\nid = \"wren\"\n[[agents.list]]\nid = \"Wren\"\n", `c.toml:3:1: agent id "Wren" differs from "wren" only in case`},
 		// agents.list written as an array of inline tables: each entry's
 		// errors point at that entry.
 		{"duplicate agent inline", "# agents\nagents.list = [{ id = \"a\" },\n  { id = \"a\" }]\n", `c.toml:3:3: agent id "a" is listed twice`},
