@@ -428,6 +428,9 @@ func (c *Config) validate() error {
 	top := keyCheck{c, "", strict.Pos{Line: 1}}
 	return cmp.Or(
 		c.checkExtraDirs(),
+		top.names("skills.allowBundled", c.Skills.AllowBundled),
+		emptyKey(top, "skills.entries", "skill name", c.Skills.Entries),
+		emptyKey(top, "plugins", "plugin id", c.Plugins),
 		top.enum("memory.citations", c.Memory.Citations, CitationModes...),
 		top.count("skills.limits.maxSkillsPromptChars", c.Skills.Limits.MaxSkillsPromptChars),
 		top.count("skills.limits.maxSkillsInPrompt", c.Skills.Limits.MaxSkillsInPrompt))
@@ -456,6 +459,9 @@ func (c *Config) validateAgent(table string, at strict.Pos, a *AgentSettings) er
 			errs = append(errs, k.fail("promptOverlays."+name+".personality",
 				"promptOverlays.%s.personality is empty (want on, off, or a style of the overlay such as friendly)", name))
 		}
+	}
+	if a.Skills != nil {
+		errs = append(errs, k.names("skills", *a.Skills))
 	}
 	if a.SkillsLimits != nil {
 		errs = append(errs, k.positive("skillsLimits.maxSkillsPromptChars", a.SkillsLimits.MaxSkillsPromptChars))
@@ -651,6 +657,26 @@ func (k keyCheck) workspace(v *string) error {
 	if i := strings.IndexFunc(*v, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }); i >= 0 {
 		r, _ := utf8.DecodeRuneInString((*v)[i:])
 		return k.fail("workspace", "workspace = %s holds %U; the prompt prints it on one line, so it takes no line breaks or control characters", echo.Quote(*v), r)
+	}
+	return nil
+}
+
+// names refuses an empty name in a list of skill names: it matches none.
+func (k keyCheck) names(key string, names []string) error {
+	for i, n := range names {
+		if strings.TrimSpace(n) == "" {
+			return k.fail(key, "%s[%d] is empty (a skill's name)", key, i)
+		}
+	}
+	return nil
+}
+
+// emptyKey refuses an empty key of a table of skills or plugins.
+func emptyKey[V any](k keyCheck, key, what string, m map[string]V) error {
+	for _, name := range slices.Sorted(maps.Keys(m)) { // the same one every time
+		if strings.TrimSpace(name) == "" {
+			return k.fail(key+"."+name, "%s has an empty %s", key, what)
+		}
 	}
 	return nil
 }

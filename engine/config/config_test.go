@@ -168,6 +168,11 @@ func TestConfigErrors(t *testing.T) {
 		// Session keys name the agent in lower case, so two ids that differ
 		// only in case are one agent listed twice.
 		{"agent ids differing in case", "[[agents.list]]\nid = \"wren\"\n[[agents.list]]\nid = \"Wren\"\n", `c.toml:3:1: agent id "Wren" differs from "wren" only in case`},
+		// An empty name never matches a skill or a plugin.
+		{"empty skill in allowlist", "[[agents.list]]\nid = \"a\"\nskills = [\"fact-check\", \" \"]\n", `c.toml:3:1: skills[1] is empty (a skill's name)`},
+		{"empty bundled skill", "[skills]\nallowBundled = [\"\"]\n", `c.toml:2:1: skills.allowBundled[0] is empty (a skill's name)`},
+		{"empty skill entry", "[skills.entries.\"\"]\nenabled = true\n", `c.toml:1:2: skills.entries has an empty skill name`},
+		{"empty plugin id", "[plugins.\"\"]\nenabled = true\n", `c.toml:1:2: plugins has an empty plugin id`},
 		// agents.list written as an array of inline tables: each entry's
 		// errors point at that entry.
 		{"duplicate agent inline", "# agents\nagents.list = [{ id = \"a\" },\n  { id = \"a\" }]\n", `c.toml:3:3: agent id "a" is listed twice`},
