@@ -173,6 +173,7 @@ func TestConfigErrors(t *testing.T) {
 		{"empty bundled skill", "[skills]\nallowBundled = [\"\"]\n", `c.toml:2:1: skills.allowBundled[0] is empty (a skill's name)`},
 		{"empty skill entry", "[skills.entries.\"\"]\nenabled = true\n", `c.toml:1:2: skills.entries has an empty skill name`},
 		{"empty plugin id", "[plugins.\"\"]\nenabled = true\n", `c.toml:1:2: plugins has an empty plugin id`},
+		{"unknown key in inline agent", "# agents\nagents.list = [{ id = \"a\" },\n  { id = \"b\", heartbeat = { enabld = true } }]\n", `c.toml:2:1: unknown key "agents.list.heartbeat.enabld" (did you mean enabled?)`},
 		// agents.list written as an array of inline tables: each entry's
 		// errors point at that entry.
 		{"duplicate agent inline", "# agents\nagents.list = [{ id = \"a\" },\n  { id = \"a\" }]\n", `c.toml:3:3: agent id "a" is listed twice`},

@@ -73,7 +73,7 @@ func TOML(src string, v any) error {
 			return li < lj
 		})
 		key := outermost(keys)
-		line, col := doc.Locate(key, 1)
+		line, col := locateOrParent(doc, key)
 		return &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: unknownKey(key, tomlKeys(reflect.TypeOf(v), key))}
 	}
 	return tablesForMaps(src, md, reflect.TypeOf(v))
@@ -108,16 +108,22 @@ func tablesForMaps(src string, md toml.MetaData, t reflect.Type) error {
 			}
 		}
 		if md.Type(k...) != "Hash" {
-			// A table in an array on one line is placed at the array.
-			line, col := doc.Locate(key, 1)
-			for at := key; line == 0 && strings.Contains(at, "."); {
-				at = at[:strings.LastIndexByte(at, '.')]
-				line, col = doc.Locate(at, 1)
-			}
-			return fail(line, col)
+			return fail(locateOrParent(doc, key))
 		}
 	}
 	return nil
+}
+
+// locateOrParent is doc.Locate(key, 1), or where the nearest enclosing key
+// is written when the scan cannot find key itself (inside a table of an
+// array of inline tables, say).
+func locateOrParent(doc *TOMLDoc, key string) (line, col int) {
+	line, col = doc.Locate(key, 1)
+	for at := key; line == 0 && strings.Contains(at, "."); {
+		at = at[:strings.LastIndexByte(at, '.')]
+		line, col = doc.Locate(at, 1)
+	}
+	return line, col
 }
 
 // openEnded reports whether key falls under a value of type any (a JSON
