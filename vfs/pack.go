@@ -254,20 +254,14 @@ func Eject(src fs.FS, dst afero.Fs, dir string, files ...string) error {
 // Removing to and renaming from in its place would fail for "." and
 // would replace a symlink with a folder.
 func moveInto(dst afero.Fs, from, to string) error {
-	f, err := dst.Open(from)
+	entries, err := afero.ReadDir(dst, from) // what the copy wrote: the pack's top folders
 	if err != nil {
 		return err
 	}
-	names, err := f.Readdirnames(-1) // what copyFiles wrote: the pack's top folders
-	f.Close()
-	if err != nil {
-		return err
-	}
-	slices.Sort(names)
-	for i, name := range names {
-		if err := dst.Rename(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
-			for _, moved := range names[:i] {
-				_ = dst.RemoveAll(filepath.Join(to, moved))
+	for i, e := range entries {
+		if err := dst.Rename(filepath.Join(from, e.Name()), filepath.Join(to, e.Name())); err != nil {
+			for _, moved := range entries[:i] {
+				_ = dst.RemoveAll(filepath.Join(to, moved.Name()))
 			}
 			return err
 		}

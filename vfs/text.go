@@ -67,11 +67,11 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 		scratch     []byte // replacement output for invalid input
 		count       int    // code points so far
 		carry       int    // incomplete sequence kept at the start of buf
+		// With TrimSpace, tail stops before the white space read last;
+		// space holds its last keep.Tail code points, trailing counts it.
+		space    tailWindow
+		trailing int
 	)
-	// With TrimSpace, tail stops before the white space the text read so
-	// far ends with; space holds its last keep.Tail code points.
-	var space tailWindow
-	trailing := 0
 	tail.keep, space.keep = keep.Tail, keep.Tail
 	for {
 		n, err := r.Read(buf[carry:])
@@ -102,7 +102,7 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 		if keep.TrimSpace {
 			// Held white space joins the tail once text follows it; only
 			// its last keep.Tail code points can be in the tail.
-			i := spaceStart(valid)
+			i := len(bytes.TrimRightFunc(valid, unicode.IsSpace))
 			n := countRunes(valid[i:])
 			if i > 0 {
 				tail.write(space.last(), min(trailing, keep.Tail))
@@ -128,19 +128,6 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 	t.Head = string(runes.FirstValid(prefix, keep.Head))
 	t.Tail = string(tail.last())
 	return t, nil
-}
-
-// spaceStart returns where the white space valid UTF-8 b ends with begins.
-func spaceStart(b []byte) int {
-	i := len(b)
-	for i > 0 {
-		r, size := utf8.DecodeLastRune(b[:i])
-		if !unicode.IsSpace(r) {
-			break
-		}
-		i -= size
-	}
-	return i
 }
 
 // presize returns a starting capacity for the first limit code points of

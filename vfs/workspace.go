@@ -273,17 +273,11 @@ const RacyWindow = 2 * time.Second
 
 // Racy reports whether the file changed too shortly before now for its
 // FileID to tell a later same-size edit apart. Whatever holds data read
-// from such a file reads it again next time. The change time says when
-// the file last changed, as only the system sets it; the modification
-// time can be set to any date (touch -d, an unpacked archive), and one
-// in the future would keep the file racy until then. Where the system
-// keeps no change time, the modification time is all there is.
+// from such a file reads it again next time. It goes by the change time,
+// which only the system sets (a modification time may lie in the future,
+// touch -d), or without one by the modification time.
 func (a FileID) Racy(now time.Time) bool {
-	changed := a.ChangeTime
-	if changed == 0 {
-		changed = a.ModTime
-	}
-	return now.UnixNano()-changed < int64(RacyWindow)
+	return now.UnixNano()-cmp.Or(a.ChangeTime, a.ModTime) < int64(RacyWindow)
 }
 
 // IDOf is the FileID of what fi describes.
