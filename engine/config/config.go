@@ -13,8 +13,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -654,9 +652,8 @@ func (k keyCheck) workspace(v *string) error {
 	case strings.TrimSpace(*v) == "":
 		return k.fail("workspace", "workspace is empty (leave the key out instead)")
 	}
-	if i := strings.IndexFunc(*v, func(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }); i >= 0 {
-		r, _ := utf8.DecodeRuneInString((*v)[i:])
-		return k.fail("workspace", "workspace = %s holds %U; the prompt prints it on one line, so it takes no line breaks or control characters", echo.Quote(*v), r)
+	if err := echo.OneLine("workspace", *v); err != nil {
+		return k.fail("workspace", "%v", err)
 	}
 	return nil
 }

@@ -14,8 +14,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
@@ -417,16 +415,13 @@ func oneLine(key, name, v string, max int) error {
 	if len(v) > max {
 		return &KeyError{Key: key, Err: fmt.Errorf("%s is %d bytes long; it may take %d", name, len(v), max)}
 	}
-	if i := strings.IndexFunc(v, breaksLine); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(v[i:])
-		return &KeyError{Key: key, Err: fmt.Errorf("%s = %s holds %U; the prompt prints it on one line, so it takes no line breaks or control characters", name, echo.Quote(v), r)}
+	if err := echo.OneLine(name, v); err != nil {
+		return &KeyError{Key: key, Err: err}
 	}
 	return nil
 }
 
 // lineOK reports whether v is a single line of at most max bytes.
 func lineOK(v string, max int) bool {
-	return len(v) <= max && !strings.ContainsFunc(v, breaksLine)
+	return len(v) <= max && !strings.ContainsFunc(v, echo.BreaksLine)
 }
-
-func breaksLine(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }

@@ -53,3 +53,17 @@ func Visible(s string) string {
 func invisible(r rune) bool {
 	return unicode.Is(unicode.Cf, r) || unicode.IsControl(r) && r != '\n' && r != '\t'
 }
+
+// OneLine refuses v, the value of name, when it holds what would break
+// the one line the prompt prints it on: a control character, or a line
+// or paragraph separator.
+func OneLine(name, v string) error {
+	if i := strings.IndexFunc(v, BreaksLine); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(v[i:])
+		return fmt.Errorf("%s = %s holds %U; the prompt prints it on one line, so it takes no line breaks or control characters", name, Quote(v), r)
+	}
+	return nil
+}
+
+// BreaksLine reports whether r would break a line: see OneLine.
+func BreaksLine(r rune) bool { return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' }
