@@ -67,39 +67,51 @@ func Compile(p *Pack, fields Fields, limits meter.Limits) (*template.Template, d
 	type site struct{ file, text string }
 	defined := map[string]site{}
 
-	add := func(file, text, sectionID string) {
-		trees, err := parse.Parse(file, text, "", "", fm, builtinNames)
-		if err != nil {
-			errs = append(errs, placeRedefinition(suggestFunc(diag.Template(diag.PhaseParse, file, sectionID, err), text), file, text))
-			return
-		}
-		for _, name := range sortedKeys(trees) {
-			if name != file {
-				if prev, dup := defined[name]; dup {
-					l, c := definePos(text, name)
-					pl, pc := definePos(prev.text, name)
-					errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: file, Line: l, Col: c, Section: sectionID,
-						Err: fmt.Errorf("template %q is defined twice: here and at %s:%d:%d", name, prev.file, pl, pc)})
-					continue
-				}
-				defined[name] = site{file, text}
-			}
-			if _, err := master.AddParseTree(name, trees[name]); err != nil {
-				errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: file, Section: sectionID, Err: err})
-			}
-		}
-	}
+	// Files are parsed side by side, then added in order: partials, then
+	// sections by id, so which define of a name counts as the second one,
+	// and the order of errors, do not depend on the schedule.
+	type file struct{ name, text, sectionID string }
+	var files []file
 	for _, pf := range p.partials {
-		add(pf.file, pf.text, "")
+		files = append(files, file{pf.file, pf.text, ""})
 	}
 	for _, id := range sortedKeys(p.Sections) {
 		sec := p.Sections[id]
-		if _, dup := defined[sec.File]; dup {
-			errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: sec.File, Line: 1, Col: 1, Section: id,
-				Err: fmt.Errorf("a partial defines a template named like this section file")})
+		files = append(files, file{sec.File, sec.Body, id})
+	}
+	parsed := make([]map[string]*parse.Tree, len(files))
+	parseErrs := make([]error, len(files))
+	each(len(files), func(i int) {
+		parsed[i], parseErrs[i] = parse.Parse(files[i].name, files[i].text, "", "", fm, builtinNames)
+	})
+	for i, f := range files {
+		if f.sectionID != "" {
+			if _, dup := defined[f.name]; dup {
+				errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: f.name, Line: 1, Col: 1, Section: f.sectionID,
+					Err: fmt.Errorf("a partial defines a template named like this section file")})
+				continue
+			}
+		}
+		if err := parseErrs[i]; err != nil {
+			errs = append(errs, placeRedefinition(suggestFunc(diag.Template(diag.PhaseParse, f.name, f.sectionID, err), f.text), f.name, f.text))
 			continue
 		}
-		add(sec.File, sec.Body, id)
+		trees := parsed[i]
+		for _, name := range sortedKeys(trees) {
+			if name != f.name {
+				if prev, dup := defined[name]; dup {
+					l, c := definePos(f.text, name)
+					pl, pc := definePos(prev.text, name)
+					errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: f.name, Line: l, Col: c, Section: f.sectionID,
+						Err: fmt.Errorf("template %q is defined twice: here and at %s:%d:%d", name, prev.file, pl, pc)})
+					continue
+				}
+				defined[name] = site{f.name, f.text}
+			}
+			if _, err := master.AddParseTree(name, trees[name]); err != nil {
+				errs = append(errs, &diag.Error{Phase: diag.PhaseParse, File: f.name, Section: f.sectionID, Err: err})
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errs

@@ -185,48 +185,76 @@ func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
 	if err != nil {
 		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, File: sectionsDir, Err: err}}
 	}
+	var names []string
 	for _, f := range files {
-		name := f.Name()
-		if f.IsDir() || !strings.HasSuffix(name, sectionSuffix) {
-			continue
+		if !f.IsDir() && strings.HasSuffix(f.Name(), sectionSuffix) {
+			names = append(names, f.Name())
 		}
-		file := path.Join(sectionsDir, name)
-		text, err := readFile(fsys, file)
-		if err != nil {
-			errs = append(errs, &diag.Error{Phase: diag.PhaseFrontMatter, File: file, Err: err})
-			continue
-		}
-		src := string(text)
-		sec, perr := parseSection(file, src)
-		if perr == nil {
-			perr = checkNesting(file, src)
-		}
-		if perr != nil {
-			errs = append(errs, perr)
-			p.broken[strings.TrimSuffix(name, sectionSuffix)] = true
-			continue
-		}
-		p.Sections[sec.ID] = sec
 	}
-
-	partials, perrs := readPartials(fsys)
-	p.partials = partials
-	errs = append(errs, perrs...)
-	p.Defaults, p.Bootstrap, perrs = readDefaults(fsys)
-	errs = append(errs, perrs...)
-	p.Tools, perrs = readTools(fsys)
-	errs = append(errs, perrs...)
-	p.Overlays, perrs = readOverlays(fsys)
-	errs = append(errs, perrs...)
-	p.Channels, perrs = readChannels(fsys)
-	errs = append(errs, perrs...)
-	p.Models, perrs = readModels(fsys)
-	errs = append(errs, perrs...)
+	// The section files and the others are read side by side, the others
+	// queued first as the larger jobs; outcomes are kept by index and
+	// merged in the order a serial read reports them.
+	others := []func() diag.ErrorList{
+		func() (errs diag.ErrorList) { p.partials, errs = readPartials(fsys); return errs },
+		func() (errs diag.ErrorList) { p.Defaults, p.Bootstrap, errs = readDefaults(fsys); return errs },
+		func() (errs diag.ErrorList) { p.Tools, errs = readTools(fsys); return errs },
+		func() (errs diag.ErrorList) { p.Overlays, errs = readOverlays(fsys); return errs },
+		func() (errs diag.ErrorList) { p.Channels, errs = readChannels(fsys); return errs },
+		func() (errs diag.ErrorList) { p.Models, errs = readModels(fsys); return errs },
+	}
+	sections := make([]loadedSection, len(names))
+	jobErrs := make([]diag.ErrorList, len(others))
+	each(len(others)+len(names), func(i int) {
+		if i < len(others) {
+			jobErrs[i] = others[i]()
+		} else {
+			sections[i-len(others)] = loadSection(fsys, names[i-len(others)])
+		}
+	})
+	for i, ls := range sections {
+		switch {
+		case ls.err == nil:
+			p.Sections[ls.sec.ID] = ls.sec
+		case ls.broken:
+			p.broken[strings.TrimSuffix(names[i], sectionSuffix)] = true
+			fallthrough
+		default:
+			errs = append(errs, ls.err)
+		}
+	}
+	for _, perrs := range jobErrs {
+		errs = append(errs, perrs...)
+	}
 	errs = append(errs, p.validateManifest(string(src))...)
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return p, nil
+}
+
+// loadedSection is the outcome of loading one section file.
+type loadedSection struct {
+	sec    *Section
+	err    *diag.Error
+	broken bool // read but not valid: the manifest does not call it missing
+}
+
+// loadSection reads and parses the section file name in sections/.
+func loadSection(fsys fs.FS, name string) loadedSection {
+	file := path.Join(sectionsDir, name)
+	text, err := readFile(fsys, file)
+	if err != nil {
+		return loadedSection{err: &diag.Error{Phase: diag.PhaseFrontMatter, File: file, Err: err}}
+	}
+	src := string(text)
+	sec, perr := parseSection(file, src)
+	if perr == nil {
+		perr = checkNesting(file, src)
+	}
+	if perr != nil {
+		return loadedSection{err: perr, broken: true}
+	}
+	return loadedSection{sec: sec}
 }
 
 // readPartials reads every *.tmpl file under templates/ (sorted walk).
