@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -404,3 +405,34 @@ func TestStdoutWriteErrorFails(t *testing.T) {
 		assert.Contains(t, stderr.String(), "no space left on device", tc.args)
 	}
 }
+
+// The request is read while the pack compiles. When both are wrong, the
+// pack's error is the one reported, as when they were read in turn; a
+// panic while reading the request is still an internal error.
+func TestPackErrorBeforeRequestError(t *testing.T) {
+	dir := t.TempDir()
+	pack := filepath.Join(dir, "pack")
+	require.Equal(t, 0, runCLI("", "eject", pack, "sections/safety.md.tmpl").code)
+	require.NoError(t, os.WriteFile(filepath.Join(pack, "sections", "safety.md.tmpl"), []byte("+++\ntier = 3\n+++\n"), 0o644))
+	badRequest := filepath.Join(dir, "request.toml")
+	require.NoError(t, os.WriteFile(badRequest, []byte("mode = \n"), 0o644))
+
+	r := runCLI("", "-pack", pack, "-request", badRequest)
+	assert.Equal(t, exitFail, r.code)
+	assert.Contains(t, r.stderr, "sections/safety.md.tmpl")
+	assert.NotContains(t, r.stderr, "request.toml")
+
+	r = runCLI("", "-request", badRequest)
+	assert.Equal(t, exitFail, r.code)
+	assert.Contains(t, r.stderr, "request.toml:1:")
+
+	var stderr bytes.Buffer
+	var code int
+	require.NotPanics(t, func() { code = run([]string{"-request", "-"}, panicReader{}, io.Discard, &stderr) })
+	assert.Equal(t, exitFail, code)
+	assert.Equal(t, "render: internal error: read refused\n", stderr.String())
+}
+
+type panicReader struct{}
+
+func (panicReader) Read([]byte) (int, error) { panic("read refused") }
