@@ -156,8 +156,11 @@ list as JSON. Nothing is recorded in -state.`
 
 const diffHelp = `Render requests A and B (files; one of them may be - for stdin) with the
 same pack, workspace and config, and say per layer whether the stable
-prefixes are byte-identical; if not, where they first differ. Also lists
-the dynamic sections and workspace files that differ.
+prefixes are byte-identical; if not, where they first differ. Then
+whether the requests define their tools alike (name, description,
+schema): providers cache tool definitions ahead of the system prompt, so
+a changed tool misses the cache even when every prefix matches. Also
+lists the dynamic sections and workspace files that differ.
 
 With -pack-b DIR (and -pack-a, default builtin), render the same requests
 with two packs instead: the files named, or examples/requests/*.toml of
@@ -167,9 +170,9 @@ did, whether a stable prefix did, and the size change in chars and tokens.
 -format json (or -json) prints the comparison as JSON, with a verdict and
 the names of the two sides.
 
-Exit status: 0 every stable prefix is identical (with two packs: every
-text), 1 one differs, 2 a request could not be rendered or the command
-line is wrong.`
+Exit status: 0 every stable prefix is identical and the tools are
+defined alike (with two packs: every text is the same), 1 not, 2 a
+request could not be rendered or the command line is wrong.`
 
 const snapshotsHelp = `gen rewrites the golden snapshots from the scenarios (and deletes stale
 ones); check reports each snapshot that is missing, differs or is stale
@@ -178,7 +181,7 @@ folder above it, or given with -dir.`
 
 const serveHelp = `Keep one engine warm and answer newline-delimited JSON on stdin: each line
 {"id": ANY, "request": {…}} gets one compact line on stdout, in order,
-{"schema_version": 2, "id": …, "result": {…}} with the document
+{"schema_version": 3, "id": …, "result": {…}} with the document
 -format json prints, or {…, "error": {"message": …, "file": …, "line": …,
 "col": …}}. Edits to the workspace, -pack and -config show on the next
 request. End of input, SIGINT or SIGTERM exit 0.`

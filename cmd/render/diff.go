@@ -15,19 +15,20 @@ import (
 	"github.com/sysprompt/sysprompt/engine/report"
 )
 
-// errStableDiffers makes diff exit 1 without printing an error line: the
+// errDiffers makes diff exit 1 without printing an error line: the
 // report on stdout already says what differs.
-var errStableDiffers = errors.New("stable prefixes differ")
+var errDiffers = errors.New("the prompts differ")
 
 // cmdDiff renders two requests with the same pack, workspace and config
-// and says whether each layer's stable prefix is byte-identical.
+// and says whether a provider's prompt cache sees them alike: each
+// layer's stable prefix byte-identical, and the tools defined alike.
 func cmdDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	err := compareRequests(args, stdin, stdout, stderr)
 	var ue *usageError
-	if err == nil || errors.Is(err, errStableDiffers) || errors.Is(err, flag.ErrHelp) || errors.As(err, &ue) {
+	if err == nil || errors.Is(err, errDiffers) || errors.Is(err, flag.ErrHelp) || errors.As(err, &ue) {
 		return err
 	}
-	// Exit 1 means "the prefixes differ", so trouble exits 2.
+	// Exit 1 means "the prompts differ", so trouble exits 2.
 	return &troubleError{err}
 }
 
@@ -97,8 +98,8 @@ func compareRequests(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 	} else {
 		writeDiff(stdout, fs.Arg(0), fs.Arg(1), d)
 	}
-	if !d.StableIdentical() {
-		return errStableDiffers
+	if !d.Same() {
+		return errDiffers
 	}
 	return nil
 }
@@ -107,7 +108,7 @@ func compareRequests(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 const builtinPack = "builtin"
 
 // comparePacks renders each request with pack a and with pack b and
-// says what changed; exit 1 (errStableDiffers) when any text did.
+// says what changed; exit 1 (errDiffers) when any text did.
 func comparePacks(c *common, a, b, tokName, format string, names []string, stdin io.Reader, stdout io.Writer) error {
 	switch {
 	case c.pack != "":
@@ -170,7 +171,7 @@ func comparePacks(c *common, a, b, tokName, format string, names []string, stdin
 		writePackDiff(stdout, d)
 	}
 	if err == nil && d.Verdict != report.VerdictSame {
-		return errStableDiffers
+		return errDiffers
 	}
 	return err
 }
@@ -249,6 +250,29 @@ func writeDiff(w io.Writer, a, b string, d report.Diff) {
 		}
 		if len(l.DynamicChanged) > 0 {
 			fmt.Fprintf(w, "  dynamic sections that differ: %s\n", joinIDs(l.DynamicChanged))
+		}
+	}
+	if !d.Tools.Identical {
+		fmt.Fprintln(w, "tools: defined differently; providers cache tool definitions ahead of the system prompt, so the cache misses")
+		for _, change := range []struct{ kind, words string }{
+			{report.ToolRemoved, "only in " + a},
+			{report.ToolAdded, "only in " + b},
+			{report.ToolDescription, "description differs"},
+			{report.ToolSchema, "schema differs"},
+			{report.ToolDescriptionAndSchema, "description and schema differ"},
+		} {
+			var names []string
+			for _, t := range d.Tools.Changed {
+				if t.Change == change.kind {
+					names = append(names, t.Name)
+				}
+			}
+			if len(names) > 0 {
+				fmt.Fprintf(w, "  %s: %s\n", change.words, joinIDs(names))
+			}
+		}
+		if d.Tools.OrderChanged {
+			fmt.Fprintln(w, "  the tools both define come in another order")
 		}
 	}
 	if len(d.Files) > 0 {

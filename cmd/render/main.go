@@ -10,8 +10,8 @@
 //	render report html [-o FILE]      the context report as one self-contained web page
 //	render explain                    every section of the pack: rendered, or why not
 //	render diff [flags] A B           render requests A and B; per layer, is the stable prefix
-//	                                  byte-identical? exit 0 when all are, 1 when one differs,
-//	                                  2 when a request cannot be rendered
+//	                                  byte-identical, and are the tools defined alike? exit 0
+//	                                  when all are, 1 when not, 2 when a request cannot be rendered
 //	render diff -pack-b DIR [REQUEST…] render the requests (default: the examples) with
 //	                                  -pack-a (default builtin) and DIR: per request, the
 //	                                  sections that changed, the stable prefix, the size change

@@ -66,7 +66,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		err = c.run(args, stdin, out, stderr)
 		// Output lost is a failure even where the command printed as it
 		// went and did not look; a diff that could not say is trouble.
-		if out.err != nil && (err == nil || errors.Is(err, flag.ErrHelp) || errors.Is(err, errStableDiffers)) {
+		if out.err != nil && (err == nil || errors.Is(err, flag.ErrHelp) || errors.Is(err, errDiffers)) {
 			err = out.err
 			if name == "diff" {
 				err = &troubleError{err}
@@ -103,7 +103,7 @@ func exitCode(err error, name string, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.Is(err, errStableDiffers):
+	case errors.Is(err, errDiffers):
 		return exitFail
 	case errors.As(err, &ue):
 		hint := "render -h"

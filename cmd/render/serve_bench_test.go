@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -83,7 +84,7 @@ func BenchmarkServe(b *testing.B) {
 					b.Fatal(err)
 				}
 				reply, err := out.ReadSlice('\n')
-				if err != nil || !bytes.HasPrefix(reply, []byte(`{"schema_version":2,"id":1,"result":`)) {
+				if err != nil || !bytes.HasPrefix(reply, []byte(fmt.Sprintf(`{"schema_version":%d,"id":1,"result":`, serveSchemaVersion))) {
 					b.Fatalf("%v: %.200s", err, reply)
 				}
 			}

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,20 +13,56 @@ import (
 	"github.com/sysprompt/sysprompt/internal/runes"
 )
 
-// Diff compares the prompts of two renders layer by layer: are the stable prefixes byte-identical, and if not, where do they first differ.
+// Diff compares two renders as a provider's prompt cache sees them: are
+// the stable prefixes byte-identical layer by layer (and if not, where do
+// they first differ), and are the tool definitions the same.
 type Diff struct {
 	SchemaVersion int `json:"schema_version"` // always SchemaVersion
-	// Verdict is VerdictSame when every stable prefix is byte-identical,
-	// else VerdictDiffers: what diff's exit status says.
+	// Verdict is VerdictSame when every stable prefix is byte-identical
+	// and the tools are defined alike, else VerdictDiffers: what diff's
+	// exit status says.
 	Verdict string `json:"verdict"`
 	// A and B name the two sides (request files); the caller sets them.
 	A      string      `json:"a"`
 	B      string      `json:"b"`
 	Layers []LayerDiff `json:"layers"`
+	Tools  ToolsDiff   `json:"tools"`
 	// Files are the workspace files injected differently on the two
 	// sides, in the order the first side lists them, then the second's.
 	Files []FileChange `json:"files_changed"`
 }
+
+// ToolsDiff compares the tool definitions the two requests send with
+// the prompt. Providers cache them ahead of the system prompt, so a tool
+// whose description or schema changed misses the cache even when every
+// stable prefix is byte-identical (the prompt names the tools, but does
+// not print their schemas).
+type ToolsDiff struct {
+	Identical bool `json:"identical"`
+	// Changed are the tools defined differently, in the order A lists
+	// them, then B's.
+	Changed []ToolChange `json:"changed"`
+	// OrderChanged is set when the tools both sides define come in
+	// another order.
+	OrderChanged bool `json:"order_changed"`
+}
+
+// ToolChange is a tool defined differently on the two sides. Change is
+// one of the ToolAdded, ToolRemoved, ToolDescription, ToolSchema and
+// ToolDescriptionAndSchema values.
+type ToolChange struct {
+	Name   string `json:"name"`
+	Change string `json:"change"`
+}
+
+// The changes a ToolChange names.
+const (
+	ToolAdded                = "added"   // in B only
+	ToolRemoved              = "removed" // in A only
+	ToolDescription          = "description"
+	ToolSchema               = "schema"
+	ToolDescriptionAndSchema = "description and schema"
+)
 
 // The verdicts of a diff.
 const (
@@ -47,6 +85,10 @@ type FileChange struct {
 	A    string `json:"a"`
 	B    string `json:"b"`
 }
+
+// Same reports whether a provider's cache sees the two renders alike:
+// every stable prefix byte-identical and the tools defined alike.
+func (d Diff) Same() bool { return d.StableIdentical() && d.Tools.Identical }
 
 // StableIdentical reports whether every layer's stable prefix matched.
 func (d Diff) StableIdentical() bool {
@@ -109,9 +151,63 @@ func Compare(a, b *engine.Result) (Diff, error) {
 		ld.DynamicChanged = dynamicChanges(la, lb)
 		d.Layers = append(d.Layers, ld)
 	}
+	d.Tools = compareTools(a.Tools, b.Tools)
 	d.Files = fileChanges(a.Files, b.Files)
-	d.Verdict = verdict(d.StableIdentical())
+	d.Verdict = verdict(d.Same())
 	return d, nil
+}
+
+// compareTools compares two requests' tool lists as a provider receives
+// them: by name (unique in a request), description and schema, whose
+// JSON is compared compact, as request bodies carry it.
+func compareTools(a, b []engine.Tool) ToolsDiff {
+	index := func(tools []engine.Tool) map[string]*engine.Tool {
+		m := make(map[string]*engine.Tool, len(tools))
+		for i := range tools {
+			m[tools[i].Name] = &tools[i]
+		}
+		return m
+	}
+	inA, inB := index(a), index(b)
+	d := ToolsDiff{Changed: []ToolChange{}}
+	var commonA, commonB []string
+	for _, ta := range a {
+		tb := inB[ta.Name]
+		if tb == nil {
+			d.Changed = append(d.Changed, ToolChange{ta.Name, ToolRemoved})
+			continue
+		}
+		commonA = append(commonA, ta.Name)
+		description, schema := ta.Description != tb.Description, !sameJSON(ta.Schema, tb.Schema)
+		switch {
+		case description && schema:
+			d.Changed = append(d.Changed, ToolChange{ta.Name, ToolDescriptionAndSchema})
+		case description:
+			d.Changed = append(d.Changed, ToolChange{ta.Name, ToolDescription})
+		case schema:
+			d.Changed = append(d.Changed, ToolChange{ta.Name, ToolSchema})
+		}
+	}
+	for _, tb := range b {
+		if inA[tb.Name] == nil {
+			d.Changed = append(d.Changed, ToolChange{tb.Name, ToolAdded})
+		} else {
+			commonB = append(commonB, tb.Name)
+		}
+	}
+	d.OrderChanged = !slices.Equal(commonA, commonB)
+	d.Identical = len(d.Changed) == 0 && !d.OrderChanged
+	return d
+}
+
+// sameJSON reports whether two schemas are the same JSON text once
+// compacted; a request holds only valid JSON.
+func sameJSON(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
 // fileChanges lists the files whose status, reason or injected text

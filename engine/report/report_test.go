@@ -444,3 +444,35 @@ func TestReportStableSizeIsTheHashedPrefix(t *testing.T) {
 		}
 	}
 }
+
+// Tools are compared as a provider's cache sees them: by definition and
+// by order, with schemas compared as compact JSON.
+func TestCompareTools(t *testing.T) {
+	tool := func(name, description, schema string) engine.Tool {
+		return engine.Tool{Name: name, Description: description, Schema: engine.Schema(schema)}
+	}
+	compare := func(a, b []engine.Tool) report.ToolsDiff {
+		d, err := report.Compare(&engine.Result{Harness: "embedded", Tools: a}, &engine.Result{Harness: "embedded", Tools: b})
+		require.NoError(t, err)
+		assert.Equal(t, d.Tools.Identical, d.Same(), "with no layers, the tools decide")
+		return d.Tools
+	}
+	read, exec := tool("read", "Read a file.", `{"type":"object"}`), tool("exec", "Run a command.", "")
+
+	same := compare([]engine.Tool{read, exec}, []engine.Tool{tool("read", "Read a file.", "{ \"type\" : \"object\" }\n"), exec})
+	assert.Equal(t, report.ToolsDiff{Identical: true, Changed: []report.ToolChange{}}, same)
+
+	reordered := compare([]engine.Tool{read, exec}, []engine.Tool{exec, read})
+	assert.Equal(t, report.ToolsDiff{Changed: []report.ToolChange{}, OrderChanged: true}, reordered)
+
+	changed := compare([]engine.Tool{read, exec, tool("gone", "", "")},
+		[]engine.Tool{tool("read", "Read a text file.", `{"type":"string"}`), tool("exec", "Run a command.", `{}`), tool("new", "", "")})
+	assert.Equal(t, []report.ToolChange{
+		{Name: "read", Change: report.ToolDescriptionAndSchema},
+		{Name: "exec", Change: report.ToolSchema},
+		{Name: "gone", Change: report.ToolRemoved},
+		{Name: "new", Change: report.ToolAdded},
+	}, changed.Changed)
+	assert.False(t, changed.Identical)
+	assert.False(t, changed.OrderChanged)
+}

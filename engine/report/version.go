@@ -6,4 +6,4 @@ package report
 // or removed, or its meaning changed), so the schemas in
 // cmd/render/schemas, which allow no other keys, describe each version
 // exactly.
-const SchemaVersion = 2
+const SchemaVersion = 3

@@ -8,8 +8,8 @@
 
 `render serve` reads one JSON object a line on stdin,
 {"id": ..., "request": {...}}, and writes one JSON line for each,
-{"schema_version": 2, "id": ..., "result": {...}} or
-{"schema_version": 2, "id": ..., "error": {"message": ..., "file": ...,
+{"schema_version": 3, "id": ..., "result": {...}} or
+{"schema_version": 3, "id": ..., "error": {"message": ..., "file": ...,
 "line": ..., "col": ...}}, in order. Serve keeps one warm engine, so a
 turn costs a pipe round trip plus a warm render.
 
