@@ -168,7 +168,12 @@ func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*e
 			io.WriteString(stdout, promptText(res))
 			note(status(last, res))
 		case promptText(last) == promptText(res):
-			note("prompt unchanged")
+			// The prompt prints no schemas; providers cache tools anyway.
+			if d, err := report.Compare(last, res); err == nil && !d.Tools.Identical {
+				note("prompt unchanged; tool definitions changed")
+			} else {
+				note("prompt unchanged")
+			}
 		default:
 			stdout.Write(diff.Diff("previous", []byte(promptText(last)), "current", []byte(promptText(res))))
 			note(status(last, res))
@@ -269,10 +274,15 @@ func status(prev, cur *engine.Result) string {
 			changed = append(changed, fmt.Sprintf("%s layer, section %s", l.Name, l.First.SectionB))
 		}
 	}
-	if len(changed) == 0 {
-		return "stable prefix unchanged; " + delta
+	line := "stable prefix unchanged; "
+	if len(changed) > 0 {
+		line = "stable prefix changed in " + strings.Join(changed, "; ") + "; "
 	}
-	return "stable prefix changed in " + strings.Join(changed, "; ") + "; " + delta
+	if !d.Tools.Identical {
+		// Cached ahead of the prompt: a miss, whatever the prefix did.
+		line += "tool definitions changed; "
+	}
+	return line + delta
 }
 
 func signed(n int) string {

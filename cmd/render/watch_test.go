@@ -105,13 +105,28 @@ func TestWatchLoop(t *testing.T) {
 	waitFor(5)
 	assert.True(t, strings.HasSuffix(stdout.String(), "\n[watch] prompt unchanged\n"))
 
+	// A tool's schema is not in the prompt, but providers cache it: a
+	// change to it is said even when the text stays the same.
+	withTool := func(schema string) *engine.Request {
+		r := *reqs[3]
+		r.Tools = []engine.Tool{{Name: "read", Schema: engine.Schema(schema)}}
+		return &r
+	}
+	reqs = append(reqs, withTool(`{"type":"object"}`), withTool(`{"type":"string"}`))
+	changes <- "request.toml"
+	waitFor(6)
+	assert.Regexp(t, `\n\[watch\] stable prefix changed in system layer, section tooling; tool definitions changed; \+\d+ chars`, stdout.String())
+	changes <- "request.toml"
+	waitFor(7)
+	assert.True(t, strings.HasSuffix(stdout.String(), "\n[watch] prompt unchanged; tool definitions changed\n"), stdout.String())
+
 	cancel()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		t.Fatal("watch did not stop when its context ended")
 	}
-	assert.Equal(t, 5, count())
+	assert.Equal(t, 7, count())
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "only the failure went to stderr")
 
 	// After the first prompt, every line is a diff line or a status line,
@@ -128,7 +143,7 @@ func TestWatchLoop(t *testing.T) {
 		assert.Regexp(t, `^(diff |--- |\+\+\+ |@@ | |-|\+|$)`, line, "a diff line")
 		assert.NotRegexp(t, `stable prefix|prompt unchanged|render failed`, line, "a status line that reads as a diff line")
 	}
-	assert.Equal(t, 4, status, "one status line per later render")
+	assert.Equal(t, 6, status, "one status line per later render")
 }
 
 // Status lines are coloured only on a terminal; a file gets plain text.
