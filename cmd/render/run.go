@@ -334,8 +334,18 @@ func checkMode(mode string) error {
 // request is read and parsed while the pack loads and compiles: those
 // are most of a one-shot render's work, and on two cores a cold render
 // is about a tenth faster. An engine error is reported before a request
-// error, as if the two had run in turn.
+// error, as if the two had run in turn. Stdin is read only after the
+// pack compiled, as before: a terminal or a pipe left open would
+// otherwise hold back the pack's error until it closed.
 func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
+	if c.request == "-" {
+		e, err := c.engine()
+		if err != nil {
+			return nil, engine.Request{}, err
+		}
+		req, err := c.requestFrom(e, c.request, stdin)
+		return e, req, err
+	}
 	var (
 		req      engine.Request
 		reqErr   error

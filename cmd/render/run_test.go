@@ -436,3 +436,26 @@ func TestPackErrorBeforeRequestError(t *testing.T) {
 type panicReader struct{}
 
 func (panicReader) Read([]byte) (int, error) { panic("read refused") }
+
+// Stdin is read only once the pack has compiled, as when the two ran in
+// turn: a broken pack is reported at once, not after whatever feeds
+// stdin (a terminal, a pipe left open) has closed it, and report and
+// explain, which load the same way, leave it unread too.
+func TestPackErrorLeavesStdinUnread(t *testing.T) {
+	pack := filepath.Join(t.TempDir(), "pack")
+	require.Equal(t, 0, runCLI("", "eject", pack, "sections/safety.md.tmpl").code)
+	require.NoError(t, os.WriteFile(filepath.Join(pack, "sections", "safety.md.tmpl"), []byte("+++\ntier = 3\n+++\n"), 0o644))
+	for _, args := range [][]string{{"-request", "-"}, {"report", "-request", "-"}, {"explain", "-request", "-"}} {
+		var stdin readCounter
+		var stderr bytes.Buffer
+		code := run(append(args, "-pack", pack), &stdin, io.Discard, &stderr)
+		assert.Equal(t, exitFail, code, args)
+		assert.Contains(t, stderr.String(), "sections/safety.md.tmpl", args)
+		assert.Zero(t, stdin.reads, "%v: stdin read though the pack failed", args)
+	}
+}
+
+// readCounter counts its reads and is always at its end.
+type readCounter struct{ reads int }
+
+func (r *readCounter) Read([]byte) (int, error) { r.reads++; return 0, io.EOF }
