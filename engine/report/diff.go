@@ -2,8 +2,8 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -158,9 +158,14 @@ func Compare(a, b *engine.Result) (Diff, error) {
 }
 
 // compareTools compares two requests' tool lists as a provider receives
-// them: by name (unique in a request), description and schema, whose
-// JSON is compared compact, as request bodies carry it.
+// them: by name (unique in a request), description and schema, compared
+// as the JSON value it holds, as provider bodies carry it. A tool with
+// no name is never listed nor sent, and a request may hold several.
 func compareTools(a, b []engine.Tool) ToolsDiff {
+	named := func(tools []engine.Tool) []engine.Tool {
+		return slices.DeleteFunc(slices.Clone(tools), func(t engine.Tool) bool { return strings.TrimSpace(t.Name) == "" })
+	}
+	a, b = named(a), named(b)
 	index := func(tools []engine.Tool) map[string]*engine.Tool {
 		m := make(map[string]*engine.Tool, len(tools))
 		for i := range tools {
@@ -178,7 +183,7 @@ func compareTools(a, b []engine.Tool) ToolsDiff {
 			continue
 		}
 		commonA = append(commonA, ta.Name)
-		description, schema := ta.Description != tb.Description, !sameJSON(ta.Schema, tb.Schema)
+		description, schema := ta.Description != tb.Description, !sameSchema(ta.Schema, tb.Schema)
 		switch {
 		case description && schema:
 			d.Changed = append(d.Changed, ToolChange{ta.Name, ToolDescriptionAndSchema})
@@ -200,14 +205,21 @@ func compareTools(a, b []engine.Tool) ToolsDiff {
 	return d
 }
 
-// sameJSON reports whether two schemas are the same JSON text once
-// compacted; a request holds only valid JSON.
-func sameJSON(a, b []byte) bool {
+// sameSchema reports whether two schemas hold the same JSON value:
+// provider bodies sort the keys and send no schema as an empty one.
+func sameSchema(a, b engine.Schema) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	var ca, cb bytes.Buffer
-	return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+	va, errA := a.Value()
+	vb, errB := b.Value()
+	empty := func(v any) any {
+		if m, ok := v.(map[string]any); v == nil || ok && len(m) == 0 {
+			return map[string]any{}
+		}
+		return v
+	}
+	return errA == nil && errB == nil && reflect.DeepEqual(empty(va), empty(vb))
 }
 
 // fileChanges lists the files whose status, reason or injected text

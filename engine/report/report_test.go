@@ -466,7 +466,7 @@ func TestCompareTools(t *testing.T) {
 	assert.Equal(t, report.ToolsDiff{Changed: []report.ToolChange{}, OrderChanged: true}, reordered)
 
 	changed := compare([]engine.Tool{read, exec, tool("gone", "", "")},
-		[]engine.Tool{tool("read", "Read a text file.", `{"type":"string"}`), tool("exec", "Run a command.", `{}`), tool("new", "", "")})
+		[]engine.Tool{tool("read", "Read a text file.", `{"type":"string"}`), tool("exec", "Run a command.", `{"type":"object"}`), tool("new", "", "")})
 	assert.Equal(t, []report.ToolChange{
 		{Name: "read", Change: report.ToolDescriptionAndSchema},
 		{Name: "exec", Change: report.ToolSchema},
@@ -475,4 +475,46 @@ func TestCompareTools(t *testing.T) {
 	}, changed.Changed)
 	assert.False(t, changed.Identical)
 	assert.False(t, changed.OrderChanged)
+}
+
+// A tool with no name (or only spaces) is neither listed in the prompt
+// nor sendable to a provider, and a request may hold several: it is no
+// tool a cache sees, so diff names none with an empty name. Schemas are
+// compared as the JSON values they hold: no schema and an empty one, or
+// keys in another order, are what a provider body sends alike.
+func TestCompareToolsAsSent(t *testing.T) {
+	compare := func(a, b []engine.Tool) report.ToolsDiff {
+		d, err := report.Compare(&engine.Result{Harness: "embedded", Tools: a}, &engine.Result{Harness: "embedded", Tools: b})
+		require.NoError(t, err)
+		return d.Tools
+	}
+	read := engine.Tool{Name: "read", Description: "Read a file."}
+	nameless := []engine.Tool{{Description: "one"}, {Name: "  ", Description: "two"}}
+
+	d := compare(append([]engine.Tool{read}, nameless...), []engine.Tool{read})
+	assert.Equal(t, report.ToolsDiff{Identical: true, Changed: []report.ToolChange{}}, d)
+	d = compare([]engine.Tool{nameless[0], read}, []engine.Tool{read, nameless[1]})
+	assert.Equal(t, report.ToolsDiff{Identical: true, Changed: []report.ToolChange{}}, d)
+
+	withSchema := func(schema string) engine.Tool {
+		t := read
+		t.Schema = engine.Schema(schema)
+		return t
+	}
+	for _, pair := range [][2]string{
+		{"", "{}"},
+		{"{ }", ""},
+		{`{"type":"object","properties":{"path":{"type":"string"}}}`, `{"properties": {"path": {"type": "string"}}, "type": "object"}`},
+	} {
+		d = compare([]engine.Tool{withSchema(pair[0])}, []engine.Tool{withSchema(pair[1])})
+		assert.True(t, d.Identical, "%q and %q", pair[0], pair[1])
+	}
+	for _, pair := range [][2]string{
+		{"", `{"type":"object"}`},
+		{`{"maxItems":1}`, `{"maxItems":1.0}`}, // sent as written
+		{`{"enum":["a","b"]}`, `{"enum":["b","a"]}`},
+	} {
+		d = compare([]engine.Tool{withSchema(pair[0])}, []engine.Tool{withSchema(pair[1])})
+		assert.Equal(t, []report.ToolChange{{Name: "read", Change: report.ToolSchema}}, d.Changed, "%q and %q", pair[0], pair[1])
+	}
 }
