@@ -156,7 +156,9 @@ type renderSet struct {
 	outcomes []sectionOutcome
 }
 
-// New loads, validates and compiles a pack.
+// New loads, validates and compiles a pack. It reads packFS from
+// several goroutines at once, so packFS must be safe for concurrent use,
+// as embed.FS, os.DirFS and vfs.Pack are.
 func New(packFS fs.FS, opts ...Option) (*Engine, error) {
 	e := &Engine{memo: newMemo(), snap: newSnapshot()}
 	e.opts.limits = meter.DefaultLimits()
