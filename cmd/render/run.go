@@ -334,11 +334,11 @@ func checkMode(mode string) error {
 // request is read and parsed while the pack loads and compiles: those
 // are most of a one-shot render's work, and on two cores a cold render
 // is about a tenth faster. An engine error is reported before a request
-// error, as if the two had run in turn. Stdin is read only after the
-// pack compiled, as before: a terminal or a pipe left open would
-// otherwise hold back the pack's error until it closed.
+// error, as if the two had run in turn. Only a regular file is read
+// early: stdin, a named pipe or a terminal blocks until written to, and
+// would hold back the pack's error until then.
 func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
-	if c.request == "-" {
+	if fi, err := os.Stat(c.request); c.request == "-" || err == nil && !fi.Mode().IsRegular() {
 		e, err := c.engine()
 		if err != nil {
 			return nil, engine.Request{}, err
