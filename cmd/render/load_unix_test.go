@@ -18,9 +18,7 @@ import (
 // the pack has compiled, so a broken pack is reported at once.
 func TestPackErrorLeavesPipeUnopened(t *testing.T) {
 	dir := t.TempDir()
-	pack := filepath.Join(dir, "pack")
-	require.Equal(t, 0, runCLI("", "eject", pack, "sections/safety.md.tmpl").code)
-	require.NoError(t, os.WriteFile(filepath.Join(pack, "sections", "safety.md.tmpl"), []byte("+++\ntier = 3\n+++\n"), 0o644))
+	pack := brokenPack(t, dir)
 	fifo := filepath.Join(dir, "request.toml")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 	t.Cleanup(func() {

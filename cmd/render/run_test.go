@@ -411,9 +411,7 @@ func TestStdoutWriteErrorFails(t *testing.T) {
 // panic while reading the request is still an internal error.
 func TestPackErrorBeforeRequestError(t *testing.T) {
 	dir := t.TempDir()
-	pack := filepath.Join(dir, "pack")
-	require.Equal(t, 0, runCLI("", "eject", pack, "sections/safety.md.tmpl").code)
-	require.NoError(t, os.WriteFile(filepath.Join(pack, "sections", "safety.md.tmpl"), []byte("+++\ntier = 3\n+++\n"), 0o644))
+	pack := brokenPack(t, dir)
 	badRequest := filepath.Join(dir, "request.toml")
 	require.NoError(t, os.WriteFile(badRequest, []byte("mode = \n"), 0o644))
 
@@ -433,6 +431,16 @@ func TestPackErrorBeforeRequestError(t *testing.T) {
 	assert.Equal(t, "render: internal error: read refused\n", stderr.String())
 }
 
+// brokenPack ejects a pack into dir/pack whose safety section has a
+// bad front matter, and returns its path.
+func brokenPack(t *testing.T, dir string) string {
+	t.Helper()
+	pack := filepath.Join(dir, "pack")
+	require.Equal(t, 0, runCLI("", "eject", pack, "sections/safety.md.tmpl").code)
+	require.NoError(t, os.WriteFile(filepath.Join(pack, "sections", "safety.md.tmpl"), []byte("+++\ntier = 3\n+++\n"), 0o644))
+	return pack
+}
+
 type panicReader struct{}
 
 func (panicReader) Read([]byte) (int, error) { panic("read refused") }
@@ -442,9 +450,7 @@ func (panicReader) Read([]byte) (int, error) { panic("read refused") }
 // stdin (a terminal, a pipe left open) has closed it, and report and
 // explain, which load the same way, leave it unread too.
 func TestPackErrorLeavesStdinUnread(t *testing.T) {
-	pack := filepath.Join(t.TempDir(), "pack")
-	require.Equal(t, 0, runCLI("", "eject", pack, "sections/safety.md.tmpl").code)
-	require.NoError(t, os.WriteFile(filepath.Join(pack, "sections", "safety.md.tmpl"), []byte("+++\ntier = 3\n+++\n"), 0o644))
+	pack := brokenPack(t, t.TempDir())
 	for _, args := range [][]string{{"-request", "-"}, {"report", "-request", "-"}, {"explain", "-request", "-"}} {
 		var stdin readCounter
 		var stderr bytes.Buffer
