@@ -46,6 +46,9 @@
 //	    env: [PDF_TOKEN]         # each non-empty in the environment or skills.entries.<key>.env
 //	    config: [browser.enabled] # each dotted config path truthy
 //
+// Each list holds at most 64 entries of at most 256 bytes, aliases
+// included, so a small file cannot make its reasons and PATH lookups huge.
+//
 // The metadata fields may also sit one level down, under metadata.openclaw,
 // as the original product writes them; when that mapping is present it is used
 // and its siblings are ignored.

@@ -234,6 +234,13 @@ func scalarText(n *yaml.Node, offset int, key string) (string, error) {
 	return strings.TrimSpace(n.Value), nil
 }
 
+// Bounds of a metadata list: no real skill needs more, and PATH lookups and
+// reasons cost a multiple of them.
+const (
+	maxListItems   = 64
+	maxListItemLen = 256
+)
+
 func stringList(n *yaml.Node, offset int, key string) ([]string, error) {
 	if isNull(n) {
 		return nil, nil
@@ -247,11 +254,19 @@ func stringList(n *yaml.Node, offset int, key string) ([]string, error) {
 	default:
 		return nil, errAt(n, offset, "%s must be a list of text, not %s", key, kindName(n))
 	}
+	// Aliases let a small file repeat a long item many times, and each
+	// gate joins its list into a reason: bound both.
+	if len(items) > maxListItems {
+		return nil, errAt(n, offset, "%s has %d entries; at most %d are allowed", key, len(items), maxListItems)
+	}
 	var out []string
-	for _, item := range items {
-		item = deref(item)
+	for _, at := range items {
+		item := deref(at)
 		if item.Kind != yaml.ScalarNode {
 			return nil, errAt(item, offset, "%s must be a list of text, not a list of %s", key, strings.TrimPrefix(kindName(item), "a "))
+		}
+		if len(item.Value) > maxListItemLen {
+			return nil, errAt(at, offset, "%s has an entry of %d bytes; at most %d are allowed", key, len(item.Value), maxListItemLen)
 		}
 		if s := strings.TrimSpace(item.Value); s != "" && !isNull(item) {
 			out = append(out, s)

@@ -3,6 +3,7 @@ package skills
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,6 +78,11 @@ func TestParseFrontMatterErrors(t *testing.T) {
 		{"metadata as a JSON string", "---\nmetadata: '{\"openclaw\": {}}'\n---\n", 2, "metadata must be a mapping, not text"},
 		{"requires text", "---\nmetadata:\n  requires: gh\n---\n", 3, "metadata.requires must be a mapping, not text"},
 		{"requires.bins mapping", "---\nmetadata:\n  requires:\n    bins: {a: 1}\n---\n", 4, "metadata.requires.bins must be a list of text, not a mapping"},
+		// Each alias would repeat a 300-byte name in every reason and PATH lookup.
+		{"alias repeats a long item", "---\nx: &a " + strings.Repeat("b", 300) + "\nmetadata:\n  requires:\n    bins: [q,\n      *a]\n---\n", 6,
+			"metadata.requires.bins has an entry of 300 bytes; at most 256 are allowed"},
+		{"alias list too long", "---\nx: &a y\nmetadata:\n  os: [" + strings.Repeat("*a,", 65) + "]\n---\n", 4,
+			"metadata.os has 65 entries; at most 64 are allowed"},
 		{"skillKey list", "---\nmetadata:\n  skillKey: [a]\n---\n", 3, "metadata.skillKey must be text, not a list"},
 	}
 	for _, tt := range tests {
