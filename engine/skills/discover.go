@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/vfs"
 )
@@ -206,6 +208,12 @@ func (w *walker) walk(dir, rel string, depth int) error {
 		if strings.HasPrefix(e.Name, ".") {
 			continue
 		}
+		if (e.Type.IsDir() || e.Type&fs.ModeSymlink != 0) && !printable(e.Name) {
+			// Its location would carry the raw bytes into the prompt: line
+			// breaks, or bytes the escaping replaces so the path is wrong.
+			w.problem(rel, 0, fmt.Sprintf("folder %q not searched: its name holds a control character or invalid UTF-8", e.Name))
+			continue
+		}
 		childRel := joinPath(rel, e.Name)
 		if e.Type&fs.ModeSymlink != 0 {
 			w.problem(childRel, 0, "symlink not followed")
@@ -290,6 +298,11 @@ func (w *walker) load(skillPath, folderRel, folder string) {
 
 func (w *walker) problem(rel string, line int, msg string) {
 	w.found.Problems = append(w.found.Problems, Problem{Path: w.location(rel), Line: line, Message: msg})
+}
+
+// printable reports whether name is valid UTF-8 without control characters.
+func printable(name string) bool {
+	return utf8.ValidString(name) && strings.IndexFunc(name, unicode.IsControl) < 0
 }
 
 // joinPath joins a clean slash path ("" or "." for none) and one entry name.

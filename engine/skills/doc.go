@@ -58,7 +58,9 @@
 // A root's directory holds skill folders, which may be grouped in nested
 // folders (skills/personal/foo/SKILL.md) up to four levels deep; the skill's
 // name is still the flat front-matter name. A folder holding SKILL.md is a
-// skill and is not searched further. Names starting with "." are skipped.
+// skill and is not searched further. Names starting with "." are skipped;
+// a folder whose name holds a control character or invalid UTF-8 is
+// skipped and reported, as its skills' locations could not show it.
 // Symlinks below a root's Dir are never followed (each is reported as a
 // problem), so a walk cannot leave its root. Listings are sorted here, never
 // trusted to come sorted. A SKILL.md over 256 KiB or with broken front
