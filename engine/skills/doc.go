@@ -41,7 +41,7 @@
 //	  skillKey: pdf              # key under skills.entries; defaults to name
 //	  primaryEnv: PDF_KEY        # informational only
 //	  requires:
-//	    bins: [qpdf]             # all on PATH
+//	    bins: [qpdf]             # all on PATH; names, not paths
 //	    anyBins: [gs, mutool]    # at least one on PATH
 //	    env: [PDF_TOKEN]         # each non-empty in the environment or skills.entries.<key>.env
 //	    config: [browser.enabled] # each dotted config path truthy

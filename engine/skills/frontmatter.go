@@ -241,7 +241,11 @@ const (
 	maxListItemLen = 256
 )
 
-func stringList(n *yaml.Node, offset int, key string) ([]string, error) {
+// stringList reads a list of text, or one text as a list of one. With
+// commands set, each entry must be a command name: a path would have the
+// PATH lookup test for a file anywhere on the machine, relative to wherever
+// the process runs.
+func stringList(n *yaml.Node, offset int, key string, commands bool) ([]string, error) {
 	if isNull(n) {
 		return nil, nil
 	}
@@ -268,9 +272,14 @@ func stringList(n *yaml.Node, offset int, key string) ([]string, error) {
 		if len(item.Value) > maxListItemLen {
 			return nil, errAt(at, offset, "%s has an entry of %d bytes; at most %d are allowed", key, len(item.Value), maxListItemLen)
 		}
-		if s := strings.TrimSpace(item.Value); s != "" && !isNull(item) {
-			out = append(out, s)
+		s := strings.TrimSpace(item.Value)
+		if s == "" || isNull(item) {
+			continue
 		}
+		if commands && (strings.ContainsAny(s, `/\:`) || s == "." || s == "..") {
+			return nil, errAt(at, offset, "%s entry %q is a path, not a command name looked up on PATH", key, s)
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }
@@ -297,7 +306,7 @@ func parseMetadata(n *yaml.Node, offset int) (Metadata, error) {
 		k, v := deref(n.Content[i]), deref(n.Content[i+1])
 		switch k.Value {
 		case "os":
-			m.OS, err = stringList(v, offset, "metadata.os")
+			m.OS, err = stringList(v, offset, "metadata.os", false)
 		case "always":
 			m.Always, err = boolValue(v, offset, "metadata.always")
 		case "skillKey":
@@ -334,13 +343,13 @@ func parseRequires(n *yaml.Node, offset int) (Requirements, error) {
 		k, v := deref(n.Content[i]), deref(n.Content[i+1])
 		switch k.Value {
 		case "bins":
-			r.Bins, err = stringList(v, offset, "metadata.requires.bins")
+			r.Bins, err = stringList(v, offset, "metadata.requires.bins", true)
 		case "anyBins":
-			r.AnyBins, err = stringList(v, offset, "metadata.requires.anyBins")
+			r.AnyBins, err = stringList(v, offset, "metadata.requires.anyBins", true)
 		case "env":
-			r.Env, err = stringList(v, offset, "metadata.requires.env")
+			r.Env, err = stringList(v, offset, "metadata.requires.env", false)
 		case "config":
-			r.Config, err = stringList(v, offset, "metadata.requires.config")
+			r.Config, err = stringList(v, offset, "metadata.requires.config", false)
 		}
 	}
 	return r, err

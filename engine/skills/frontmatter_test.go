@@ -83,6 +83,10 @@ func TestParseFrontMatterErrors(t *testing.T) {
 			"metadata.requires.bins has an entry of 300 bytes; at most 256 are allowed"},
 		{"alias list too long", "---\nx: &a y\nmetadata:\n  os: [" + strings.Repeat("*a,", 65) + "]\n---\n", 4,
 			"metadata.os has 65 entries; at most 64 are allowed"},
+		{"bin is a path", "---\nmetadata:\n  requires:\n    bins: [git,\n      /usr/bin/ssh]\n---\n", 5,
+			`metadata.requires.bins entry "/usr/bin/ssh" is a path, not a command name looked up on PATH`},
+		{"anyBin is relative", "---\nmetadata:\n  requires:\n    anyBins: ..\\tool\n---\n", 4,
+			`metadata.requires.anyBins entry "..\\tool" is a path, not a command name looked up on PATH`},
 		{"skillKey list", "---\nmetadata:\n  skillKey: [a]\n---\n", 3, "metadata.skillKey must be text, not a list"},
 	}
 	for _, tt := range tests {
