@@ -165,3 +165,21 @@ func TestProjectAgentsSkillsStayInTheWorkspace(t *testing.T) {
 	assert.Equal(t, filepath.ToSlash(filepath.Join(ws, ".agents", "skills")), res.Skills.Problems[0].Path)
 	assert.Contains(t, res.Skills.Problems[0].Message, "symlink points outside the workspace")
 }
+
+// A home of "/" is a home: "~" expands against it and its .agents/skills
+// is read. A relative one would be read from wherever the process runs,
+// so New refuses it.
+func TestSkillRootsWithAnOddHome(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "skills"`), map[string]string{"skills": section(stable, "{{ range .Skills.Listed }}{{ .Name }}@{{ .Location }};{{ end }}")})
+	addFile(p, "templates/skills.tmpl", catalogPartial)
+	host := afero.NewMemMapFs()
+	require.NoError(t, afero.WriteFile(host, "/.agents/skills/mine/SKILL.md", []byte(skillFile("mine", "d", "")), 0o644))
+	require.NoError(t, afero.WriteFile(host, "/team/ours/SKILL.md", []byte(skillFile("ours", "d", "")), 0o644))
+	cfg, err := config.Parse("c.toml", []byte("[skills.load]\nextraDirs = [\"~/team\"]\n"))
+	require.NoError(t, err)
+	res := render(t, p, engine.Request{}, engine.WithConfig(cfg), engine.WithSkillHost(engine.SkillHost{Home: "/", FS: host}))
+	assert.Equal(t, "I am the agent.\n\nmine@/.agents/skills/mine/SKILL.md;ours@/team/ours/SKILL.md;", res.Layers[0].Stable)
+
+	_, err = engine.New(p, engine.WithSkillHost(engine.SkillHost{Home: "home/ana", FS: host}))
+	require.EqualError(t, err, `skill host: home "home/ana" is not an absolute path`)
+}

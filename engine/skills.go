@@ -58,9 +58,10 @@ type SkillHost struct {
 	OS       string                // "linux", "darwin", "windows"
 	LookPath func(bin string) bool // is the binary on PATH
 	Env      map[string]string     // the process environment, explicitly
-	// Home is the user's home directory, absolute: ~/.agents/skills is
-	// read below it, "~" in skills.load.extraDirs expands to it, and
-	// locations under it are shown starting with "~". Empty: none of these.
+	// Home is the user's home directory, absolute (New refuses a relative
+	// one): ~/.agents/skills is read below it, "~" in
+	// skills.load.extraDirs expands to it, and locations under it are
+	// shown starting with "~". Empty: none of these.
 	Home string
 	// FS is where the user's own skills folders are read from:
 	// ~/.agents/skills, skills.managedDir and skills.load.extraDirs, each
@@ -118,6 +119,10 @@ func (o *openedRoots) close() {
 // the host's home.
 func (e *Engine) userSkillDirs() (err error) {
 	home := e.opts.skillHost.Home
+	if home != "" && !path.IsAbs(filepath.ToSlash(home)) && !filepath.IsAbs(home) {
+		// A relative one would be read from wherever the process runs.
+		return fmt.Errorf("skill host: home %q is not an absolute path", home)
+	}
 	if e.managedSkillDir, err = e.opts.config.ManagedSkillDir(home); err != nil {
 		return err
 	}
@@ -144,8 +149,9 @@ func (e *Engine) hostSkillDirs() (dirs []string, sources []skills.Source) {
 	if e.hostFS() == nil {
 		return nil, nil
 	}
-	if home := strings.TrimRight(e.opts.skillHost.Home, `/\`); home != "" {
-		dirs, sources = append(dirs, home+"/.agents/skills"), append(sources, skills.PersonalAgents)
+	if home := e.opts.skillHost.Home; home != "" {
+		// Trimmed of its separators, a home of "/" still holds .agents.
+		dirs, sources = append(dirs, strings.TrimRight(home, `/\`)+"/.agents/skills"), append(sources, skills.PersonalAgents)
 	}
 	if e.managedSkillDir != "" {
 		dirs, sources = append(dirs, e.managedSkillDir), append(sources, skills.Managed)

@@ -587,11 +587,10 @@ const noHome = `the host's home directory is not known, so "~" cannot be expande
 func expandHome(d, home string) (string, bool) {
 	d = filepath.ToSlash(d)
 	if rest, found := strings.CutPrefix(d, "~"); found {
-		home = strings.TrimRight(filepath.ToSlash(home), "/")
 		if home == "" {
 			return "", false
 		}
-		d = home + "/" + rest
+		d = filepath.ToSlash(home) + "/" + rest // cleaned below, a home of "/" too
 	}
 	return path.Clean(d), true
 }

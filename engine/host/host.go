@@ -35,6 +35,9 @@ func Skills() engine.SkillHost {
 		}
 	}
 	home, _ := os.UserHomeDir()
+	if !filepath.IsAbs(home) {
+		home = "" // a relative $HOME names no one folder: no home
+	}
 	return engine.SkillHost{
 		OS:       runtime.GOOS,
 		LookPath: func(bin string) bool { _, err := exec.LookPath(bin); return err == nil },
