@@ -204,6 +204,10 @@ func (w *walker) walk(dir, rel string, depth int) error {
 	}
 	w.entriesLeft -= len(entries)
 	w.listingCut = more
+	// Walk in the byte order of the paths below, so the first path wins a
+	// name clash: "tools/…" sorts after "tools-v2/…", though "tools" sorts
+	// before "tools-v2".
+	slices.SortFunc(entries, func(a, b vfs.Entry) int { return strings.Compare(a.Name+"/", b.Name+"/") })
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name, ".") {
 			continue

@@ -131,6 +131,24 @@ func TestDiscoverSameNameInOneRoot(t *testing.T) {
 	}
 }
 
+// Byte order of whole paths, where "/" sorts after "-" and ".": a skill in
+// a group folder "tools" comes after one in "tools-v2", although the
+// folder names sort the other way round.
+func TestDiscoverSameNameInOneRootByWholePath(t *testing.T) {
+	fsys := memFS(t, map[string]string{
+		"skills/tools/pdf/SKILL.md":    skillMD("name: pdf", "description: tools"),
+		"skills/tools-v2/pdf/SKILL.md": skillMD("name: pdf", "description: tools-v2"),
+		"skills/tools.old/SKILL.md":    skillMD("name: pdf", "description: tools.old"),
+	})
+	found, err := Discover(context.Background(), []Root{workspaceRoot(fsys)}, Options{})
+	require.NoError(t, err)
+	require.Len(t, found.Skills, 1)
+	assert.Equal(t, "tools-v2", found.Skills[0].Description)
+	for _, s := range found.Skipped {
+		assert.Equal(t, "shadowed by workspace skill at /home/ana/agent/skills/tools-v2/pdf/SKILL.md", s.Reason)
+	}
+}
+
 func TestDiscoverBrokenFrontMatterIsNotFatal(t *testing.T) {
 	fsys := memFS(t, map[string]string{
 		"skills/good/SKILL.md":     skillMD("name: good"),
