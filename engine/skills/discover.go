@@ -262,8 +262,11 @@ func (w *walker) load(skillPath, folderRel, folder string) {
 	}
 	if parsed.err != nil {
 		w.found.Problems = append(w.found.Problems, Problem{Path: location, Line: parsed.err.line, Message: parsed.err.msg})
-		w.found.Skipped = append(w.found.Skipped, Skipped{Name: parsed.name, Location: location, Source: w.root.Source,
-			Reason: "broken front matter: " + parsed.err.Error()})
+		reason := "broken front matter: " + parsed.err.Error()
+		if parsed.tooLarge {
+			reason = parsed.err.msg
+		}
+		w.found.Skipped = append(w.found.Skipped, Skipped{Name: parsed.name, Location: location, Source: w.root.Source, Reason: reason})
 		return
 	}
 	if msg := nameProblem(parsed.name); msg != "" {
@@ -357,6 +360,7 @@ type parsedFile struct {
 	meta              Metadata
 	version           string
 	err               *lineError // broken front matter or oversize file
+	tooLarge          bool       // err is the size, not the front matter
 }
 
 func parseSkillFile(files Files, name, folder string) (parsedFile, error) {
@@ -388,7 +392,7 @@ func parseSkillFile(files Files, name, folder string) (parsedFile, error) {
 }
 
 func oversize(folder string) parsedFile {
-	return parsedFile{name: folder, err: &lineError{msg: fmt.Sprintf("SKILL.md is larger than %d KiB", maxSkillFileSize>>10)}}
+	return parsedFile{name: folder, tooLarge: true, err: &lineError{msg: fmt.Sprintf("SKILL.md is larger than %d KiB", maxSkillFileSize>>10)}}
 }
 
 // errText drops the path an *fs.PathError repeats; problems name the file already.
