@@ -183,3 +183,20 @@ func TestSkillRootsWithAnOddHome(t *testing.T) {
 	_, err = engine.New(p, engine.WithSkillHost(engine.SkillHost{Home: "home/ana", FS: host}))
 	require.EqualError(t, err, `skill host: home "home/ana" is not an absolute path`)
 }
+
+// A folder the config names again, under another source or spelled with a
+// trailing slash, is read once, for the source that wins: its skill is
+// found once and not reported as shadowed by itself.
+func TestSkillFolderNamedTwiceIsReadOnce(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "skills"`), map[string]string{"skills": section(stable, "{{ range .Skills.Listed }}{{ .Name }}@{{ .Location }};{{ end }}")})
+	addFile(p, "templates/skills.tmpl", catalogPartial)
+	host := afero.NewMemMapFs()
+	require.NoError(t, afero.WriteFile(host, "/home/ana/.agents/skills/mine/SKILL.md", []byte(skillFile("mine", "d", "")), 0o644))
+	cfg, err := config.Parse("c.toml", []byte("[skills]\nmanagedDir = \"~/.agents/skills\"\n[skills.load]\nextraDirs = [\"/home/ana/.agents/skills/\"]\n"))
+	require.NoError(t, err)
+	res := render(t, p, engine.Request{}, engine.WithConfig(cfg), engine.WithSkillHost(engine.SkillHost{Home: "/home/ana", FS: host}))
+	assert.Equal(t, "I am the agent.\n\nmine@~/.agents/skills/mine/SKILL.md;", res.Layers[0].Stable)
+	assert.Equal(t, 1, res.Skills.Found)
+	assert.Empty(t, res.Skills.Skipped)
+	assert.Equal(t, skills.PersonalAgents, res.Skills.Skills[0].Source)
+}

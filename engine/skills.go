@@ -183,10 +183,24 @@ func (e *Engine) openSkillRoots(s *config.Settings, ws *vfs.Workspace) *openedRo
 		}
 	}
 	dirs, sources := e.hostSkillDirs()
+	// A folder named twice (managedDir = "~/.agents/skills", say) is read
+	// once, for the root that wins: read again, its skills would be
+	// reported as shadowed by themselves.
+	read := map[string]bool{}
+	if vfs.IsOS(e.hostFS()) {
+		for _, d := range o.dirs {
+			read[d] = true
+		}
+	}
 	for i, dir := range dirs {
+		disk := filepath.Clean(filepath.FromSlash(dir))
+		if read[disk] {
+			continue
+		}
+		read[disk] = true
 		o.roots = append(o.roots, skills.Root{Source: sources[i], Files: o.open(e.hostFS(), dir), Dir: ".", Display: dir})
 		if vfs.IsOS(e.hostFS()) {
-			o.dirs = append(o.dirs, filepath.FromSlash(dir))
+			o.dirs = append(o.dirs, disk)
 		}
 	}
 	for _, b := range e.opts.skillRoots {
