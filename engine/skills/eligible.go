@@ -119,9 +119,14 @@ func (p *Policy) truthy(key string) bool {
 	return false
 }
 
-// listed reports whether s is named in list by key or name.
+// listed reports whether s is named in list by key or name. Spaces around
+// an entry are a typo, not part of the name, as the config's check for
+// blank entries assumes.
 func listed(list []string, s *Skill) bool {
-	return slices.Contains(list, s.Key) || slices.Contains(list, s.Name)
+	return slices.ContainsFunc(list, func(n string) bool {
+		n = strings.TrimSpace(n)
+		return n == s.Key || n == s.Name
+	})
 }
 
 // sameOS compares platform names, accepting the spellings skills use.

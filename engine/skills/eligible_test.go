@@ -58,6 +58,8 @@ func TestEligibleGates(t *testing.T) {
 		{name: "allowlist empty allows none", skill: base, policy: policy(func(p *Policy) { p.Allowlist = &none }), reason: "not in agent allowlist"},
 		{name: "allowlist misses", skill: base, policy: policy(func(p *Policy) { p.Allowlist = &onlyB }), reason: "not in agent allowlist"},
 		{name: "allowlist lists", skill: with(func(s *Skill) { s.Name = "b-name" }), policy: policy(func(p *Policy) { p.Allowlist = &onlyB })},
+		{name: "allowlist entry with spaces", skill: with(func(s *Skill) { s.Name = "b-name" }), policy: policy(func(p *Policy) { p.Allowlist = &[]string{" b-name\t"} })},
+		{name: "allowBundled entry with spaces", skill: with(func(s *Skill) { s.Source = Bundled }), policy: policy(func(p *Policy) { p.AllowBundled = []string{" s "} })},
 
 		{name: "os mismatch", skill: with(func(s *Skill) { s.Meta.OS = []string{"darwin", "win32"} }), policy: okPolicy, reason: "os: needs darwin or win32"},
 		{name: "os match", skill: with(func(s *Skill) { s.Meta.OS = []string{"darwin", "Linux"} }), policy: okPolicy},
