@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sysprompt/sysprompt/internal/echo"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -275,7 +276,7 @@ func (w *walker) load(skillPath, folderRel, folder string) {
 			where = "line " + strconv.Itoa(parsed.nameLine)
 		}
 		w.found.Skipped = append(w.found.Skipped, Skipped{Name: parsed.name, Location: location, Source: w.root.Source,
-			Reason: fmt.Sprintf("invalid name %q (%s): %s", parsed.name, where, msg)})
+			Reason: fmt.Sprintf("invalid name %s (%s): %s", echo.Quote(parsed.name), where, msg)})
 		return
 	}
 	if parsed.name != folder {

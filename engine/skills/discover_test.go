@@ -403,11 +403,13 @@ func TestDiscoverUnreadableIsReported(t *testing.T) {
 
 func TestDiscoverValidatesNames(t *testing.T) {
 	long := strings.Repeat("a", 64)
+	huge := strings.Repeat("b", 100_000) // echoed whole, the reason would be as long
 	fsys := memFS(t, map[string]string{
 		"skills/pdf/SKILL.md":          skillMD("name: pdf"),
 		"skills/x1-2y/SKILL.md":        skillMD("name: x1-2y"),
 		"skills/" + long + "/SKILL.md": skillMD("name: " + long),
 		"skills/too-long/SKILL.md":     skillMD("name: " + long + "a"),
+		"skills/huge/SKILL.md":         skillMD("name: " + huge),
 		"skills/upper/SKILL.md":        skillMD("description: d", "name: Upper"),
 		"skills/space/SKILL.md":        skillMD("name: pdf tools"),
 		"skills/under/SKILL.md":        skillMD("name: pdf_tools"),
@@ -436,6 +438,7 @@ func TestDiscoverValidatesNames(t *testing.T) {
 		skipped("My Notes", "My Notes", `invalid name "My Notes" (the folder's name): `+letters),
 		skipped("Upper", "upper", `invalid name "Upper" (line 3): `+letters),
 		skipped(long+"a", "too-long", `invalid name "`+long+`a" (line 2): must be at most 64 characters`),
+		skipped(huge, "huge", `invalid name "`+huge[:200]+`"… (100000 bytes) (line 2): must be at most 64 characters`),
 		skipped("café", "accent", `invalid name "café" (line 2): `+letters),
 		skipped("pdf tools", "space", `invalid name "pdf tools" (line 2): `+letters),
 		skipped("pdf-", "trail", `invalid name "pdf-" (line 2): must not start or end with a hyphen`),
