@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -193,7 +195,7 @@ func newLayerView(l LayerReport, sections []SectionReport) layerView {
 	for i := range v.Segs {
 		seg := &v.Segs[i]
 		seg.Share = share(seg.Tokens, total)
-		seg.Label = seg.Tokens*barPixels >= (labelPixels*utf8.RuneCountInString(seg.ID)+labelPadding)*total
+		seg.Label = fits(seg.Tokens, total, seg.ID)
 		if seg.Tier == engine.TierStable {
 			v.StableSegs = append(v.StableSegs, *seg)
 		} else {
@@ -220,7 +222,7 @@ var groupColours = map[string]template.CSS{
 func groupViews(r Report) (groups, window []groupView) {
 	for _, g := range r.Groups {
 		gv := groupView{Key: g.Name, Label: groupLabels[g.Name], Colour: groupColours[g.Name], Size: g.Size, Share: share(g.Tokens, r.Request.Tokens)}
-		gv.ShowLabel = g.Tokens*barPixels >= (labelPixels*utf8.RuneCountInString(gv.Label)+labelPadding)*max(1, r.Request.Tokens)
+		gv.ShowLabel = fits(g.Tokens, max(1, r.Request.Tokens), gv.Label)
 		groups = append(groups, gv)
 	}
 	w := r.Window
@@ -237,7 +239,7 @@ func groupViews(r Report) (groups, window []groupView) {
 		groupView{Key: "free", Label: "free", Colour: groupColours["free"], Size: Size{Tokens: max(0, w.Free)}, Share: share(max(0, w.Free), w.ContextWindow)})
 	for i := range window[len(window)-2:] {
 		g := &window[len(window)-2+i]
-		g.ShowLabel = g.Tokens*barPixels >= (labelPixels*utf8.RuneCountInString(g.Label)+labelPadding)*w.ContextWindow
+		g.ShowLabel = fits(g.Tokens, w.ContextWindow, g.Label)
 	}
 	return groups, window
 }
@@ -298,13 +300,32 @@ func toolViews(entries []ToolReport) []toolView {
 	return out
 }
 
-// cssWidth is part of whole as a CSS percentage with two decimals, in
-// integer arithmetic so every machine prints the same bytes.
+// fits says whether a segment of part tokens, in a bar of whole, is wide
+// enough for its label on a full-width page.
+func fits(part, whole int, label string) bool {
+	return scaled(part, whole, barPixels) >= labelPixels*utf8.RuneCountInString(label)+labelPadding
+}
+
+// scaled is part*scale/whole rounded down (a negative part counts as 0,
+// and a quotient past an int, or whole 0, as math.MaxInt), in integer
+// arithmetic so every machine prints the same bytes, and in 128 bits: a
+// window may be as large as an int (-context-window takes any), where
+// part*scale would overflow.
+func scaled(part, whole, scale int) int {
+	hi, lo := bits.Mul64(uint64(max(part, 0)), uint64(scale))
+	if hi >= uint64(whole) {
+		return math.MaxInt
+	}
+	q, _ := bits.Div64(hi, lo, uint64(whole))
+	return int(min(q, math.MaxInt))
+}
+
+// cssWidth is part of whole as a CSS percentage with two decimals.
 func cssWidth(part, whole int) string {
 	if whole <= 0 || part <= 0 {
 		return "0%"
 	}
-	p := min(part, whole) * 10000 / whole
+	p := scaled(min(part, whole), whole, 10000)
 	return fmt.Sprintf("%d.%02d%%", p/100, p%100)
 }
 
@@ -313,6 +334,6 @@ func share(part, whole int) string {
 	if whole <= 0 {
 		return "0%"
 	}
-	p := part * 1000 / whole
+	p := scaled(part, whole, 1000)
 	return fmt.Sprintf("%d.%d%%", p/10, p%10)
 }

@@ -184,3 +184,21 @@ func TestThousands(t *testing.T) {
 		assert.Equal(t, want, report.Thousands(n))
 	}
 }
+
+// A window as large as -context-window accepts (any positive int) still
+// gives shares between 0 and 100 %: part*1000 would overflow an int.
+func TestHTMLHugeWindowShares(t *testing.T) {
+	r := hostileReport()
+	const window = 1 << 62
+	r.Window.ContextWindow, r.Window.Free = window, window-r.Window.OutputReserve-r.Window.Used
+	doc := pagetest.Parse(t, writePage(t, r))
+	var legend []string
+	for _, k := range pagetest.All(pagetest.ByID(t, doc, "request"), pagetest.WithAttr("data-legend")) {
+		legend = append(legend, pagetest.Text(k))
+	}
+	require.Len(t, legend, 6)
+	assert.Equal(t, "free: 4,611,686,018,427,384,896 tokens, 99.9%", legend[3])
+	free := pagetest.All(pagetest.ByID(t, doc, "request"), pagetest.Tag("div", "data-group"))
+	require.NotEmpty(t, free)
+	assert.Equal(t, "free", pagetest.Text(free[3]), "the free space fills the bar, so it is labelled")
+}
