@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/provider"
@@ -26,8 +27,13 @@ func (p *providerFlags) register(fs *flag.FlagSet) {
 		if p.message != "" {
 			return errors.New("given twice; a body takes one user message, append the rest of the conversation yourself")
 		}
-		if text == "" {
+		switch {
+		case text == "":
 			return errors.New("empty; the APIs refuse an empty message")
+		case strings.TrimSpace(text) == "":
+			return errors.New("whitespace only; Anthropic refuses a message without other text")
+		case !utf8.ValidString(text):
+			return errors.New("not UTF-8; a JSON body would carry U+FFFD in its place")
 		}
 		p.message = text
 		return nil

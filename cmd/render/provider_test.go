@@ -60,3 +60,16 @@ func TestToolSchemaNumbersExact(t *testing.T) {
 		assert.Equal(t, want, schema.Properties.N.Enum, format)
 	}
 }
+
+// -message refuses what the API would refuse or what JSON cannot carry:
+// Anthropic answers 400 to a whitespace-only text block, and a byte that
+// is not UTF-8 would reach the body as U+FFFD, another message.
+func TestMessageFlagRefusesUnsendableText(t *testing.T) {
+	for text, why := range map[string]string{" \n\t ": "whitespace only", "caf\xe9": "not UTF-8"} {
+		for _, format := range []string{"anthropic", "openai"} {
+			res := runCLI("", "-format", format, "-model", "m", "-message", text)
+			assert.Equal(t, 2, res.code, "%s %q: %s", format, text, res.stdout)
+			assert.Contains(t, res.stderr, why, format)
+		}
+	}
+}
