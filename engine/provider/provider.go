@@ -71,7 +71,8 @@ type options struct {
 
 // Model names the model, overriding runtime.model and its provider
 // checks; a leading "provider/" naming the body's own provider
-// ("anthropic/", "openai/", "codex/") is dropped. An empty name keeps
+// ("anthropic/", "openai/", "codex/") is dropped, and such a prefix alone
+// is refused with ErrNoModel, as in runtime.model. An empty name keeps
 // runtime.model.
 func Model(name string) Option { return func(o *options) { o.model = name } }
 
@@ -178,10 +179,14 @@ func (a api) systemLayer(res *engine.Result) (engine.Layer, error) {
 // this API's provider (or none), without its "provider/" prefix.
 func (a api) model(rt engine.Runtime, given string) (string, error) {
 	if given != "" {
-		if prefix, rest, ok := strings.Cut(given, "/"); ok && rest != "" && a.serves(prefix) {
-			return rest, nil
+		prefix, rest, ok := strings.Cut(given, "/")
+		switch {
+		case !ok || !a.serves(prefix):
+			return given, nil
+		case rest == "":
+			return "", a.errorf(ErrNoModel, "no model: %s names a provider only", echo.Quote(given))
 		}
-		return given, nil
+		return rest, nil
 	}
 	if rt.Model == "" {
 		return "", a.errorf(ErrNoModel, "no model: the request's runtime.model is empty")

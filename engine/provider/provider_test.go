@@ -186,6 +186,8 @@ func TestModel(t *testing.T) {
 		{name: "given without a model", rt: engine.Runtime{}, given: "gpt-5.1", want: "gpt-5.1"},
 		{name: "given loses its own prefix", anthropic: true, given: "anthropic/claude-x", want: "claude-x"},
 		{name: "given keeps another prefix", anthropic: true, given: "vendor/claude-x", want: "vendor/claude-x"},
+		{name: "given provider only", anthropic: true, rt: sonnet, given: "anthropic/", wantErr: provider.ErrNoModel},
+		{name: "given provider only, openai", given: "codex/", wantErr: provider.ErrNoModel},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
