@@ -193,7 +193,8 @@ func exampleOutputs(t *testing.T) []output {
 // roughOutputs renders a workspace with everything the examples lack: a
 // file cut by its budget, one missing and one holding the boundary
 // marker; broken, misnamed and shadowed skills and a skills folder too
-// large to search whole; and a section a provider overrides.
+// large to search whole; a section a provider overrides; and a tool
+// without a name.
 func roughOutputs(t *testing.T) []output {
 	t.Helper()
 	files := map[string]string{
@@ -207,6 +208,8 @@ func roughOutputs(t *testing.T) []output {
 [[tools]]
 name = "read"
 description = "Read a file."
+[[tools]]
+description = "Nameless, so neither listed nor sent."
 [[contributions]]
 section_overrides = { tool_call_style = "Call tools plainly." }
 `,

@@ -111,6 +111,21 @@ func TestReportTools(t *testing.T) {
 	assert.Equal(t, 90, rep.Tools.SchemaChars)
 }
 
+// A tool without a name is neither listed in the prompt nor sent (no
+// API takes it), so the report leaves it out, as diff does: report json
+// gives every tool a name.
+func TestReportLeavesOutNamelessTools(t *testing.T) {
+	req := engine.Request{Tools: []engine.Tool{{Description: "Nameless."}, {Name: "read", Description: "Read."}, {Name: "  ", Description: "Blank."}}}
+	res := packtest.Render(t, packtest.MinimalPack(t, packtest.Manifest(`"identity"`), nil), req)
+	rep := report.Build(res, nil)
+	require.Len(t, rep.Tools.Entries, 1)
+	assert.Equal(t, "read", rep.Tools.Entries[0].Name)
+	assert.Equal(t, 5, rep.Tools.DescriptionChars)
+	for _, p := range rep.Parts {
+		assert.NotEmpty(t, strings.TrimSpace(p.Name), "%+v", p)
+	}
+}
+
 type wordCounter struct{}
 
 func (wordCounter) Name() string       { return "words" }
