@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/sysprompt/sysprompt/engine/internal/strict"
 )
@@ -56,7 +57,7 @@ type tomlTool struct {
 // request is the Request a TOML request stands for; without tools it
 // keeps Request's (Set's document sets one key). encoding/json writes a
 // schema table's keys sorted, its integers and floats as Go does, and its
-// times in RFC 3339.
+// date-times with an offset in RFC 3339; local ones keep their TOML text.
 func (t *tomlRequest) request(src string) (Request, error) {
 	req := t.Request
 	if t.Tools == nil {
@@ -66,7 +67,7 @@ func (t *tomlRequest) request(src string) (Request, error) {
 	for i, tool := range t.Tools {
 		var schema Schema
 		if tool.Schema != nil {
-			text, err := json.Marshal(tool.Schema)
+			text, err := json.Marshal(tomlTimes(tool.Schema))
 			if err != nil {
 				line, col := strict.LocateKey(src, "tools.schema")
 				return Request{}, &strict.PosError{Line: line, Col: col, Key: "tools.schema", Msg: fmt.Sprintf("tools[%d].schema cannot be JSON: %v", i, err)}
@@ -76,6 +77,37 @@ func (t *tomlRequest) request(src string) (Request, error) {
 		req.Tools = append(req.Tools, Tool{Name: tool.Name, Description: tool.Description, Schema: schema})
 	}
 	return req, nil
+}
+
+// tomlTimes replaces the TOML local dates, times and date-times in a
+// decoded value with their TOML text: they have no zone, and the decoder
+// gives them the machine's, which JSON would print, so a schema's bytes
+// would follow TZ. It names them by the zones the decoder marks them with.
+func tomlTimes(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = tomlTimes(e)
+		}
+	case []map[string]any:
+		for _, m := range v {
+			tomlTimes(m)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = tomlTimes(e)
+		}
+	case time.Time:
+		switch v.Location().String() {
+		case "datetime-local":
+			return v.Format("2006-01-02T15:04:05.999999999")
+		case "date-local":
+			return v.Format(time.DateOnly)
+		case "time-local":
+			return v.Format("15:04:05.999999999")
+		}
+	}
+	return v
 }
 
 // Value decodes the schema, numbers as json.Number so that they are sent
