@@ -239,9 +239,13 @@ func (s Size) plus(o Size) Size { return Size{Chars: s.Chars + o.Chars, Tokens: 
 const noArguments = `{"type":"object","properties":{}}`
 
 // toolParts are each tool's description and schema as an API sends them.
+// A tool without a name is neither listed in the prompt nor sent.
 func toolParts(tools []engine.Tool, z sizer) []Part {
 	var parts []Part
 	for _, t := range tools {
+		if strings.TrimSpace(t.Name) == "" {
+			continue
+		}
 		parts = append(parts, Part{Kind: KindToolDesc, Name: t.Name, Size: z.text(t.Description)})
 		v, err := t.Schema.Value()
 		if err != nil { // one no body could send
