@@ -136,13 +136,18 @@ type span struct {
 // render's own inputs, so a match on line boundaries is the text itself,
 // not a coincidence; a pack that prints a file changed is not split.
 // Items come longest first, so a span overlaps an earlier one only if
-// its first or last byte is already claimed.
+// its first or last byte is already claimed. Items of the same text (two
+// files alike) take its places in turn, so each is a part of its own.
 func findEmbedded(text string, items []embedded) []span {
 	var spans []span
 	var claimed []bool
 	for i := range items {
 		it := &items[i]
-		for from := 0; from < len(text); {
+		alike := sameText(items, i)
+		if alike[0] != it {
+			continue // found with the first of its text
+		}
+		for from, n := 0, 0; from < len(text); {
 			j := strings.Index(text[from:], it.text)
 			if j < 0 {
 				break
@@ -162,12 +167,32 @@ func findEmbedded(text string, items []embedded) []span {
 			for k := start; k < end; k++ {
 				claimed[k] = true
 			}
-			spans = append(spans, span{start, end, it})
+			spans = append(spans, span{start, end, alike[n%len(alike)]})
+			n++
 			from = end
 		}
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
 	return spans
+}
+
+// sameText returns the items with the text of items[i], in order. Items
+// are sorted by length, so those are among its neighbours of that length.
+func sameText(items []embedded, i int) []*embedded {
+	lo, hi := i, i+1
+	for lo > 0 && len(items[lo-1].text) == len(items[i].text) {
+		lo--
+	}
+	for hi < len(items) && len(items[hi].text) == len(items[i].text) {
+		hi++
+	}
+	var out []*embedded
+	for j := lo; j < hi; j++ {
+		if items[j].text == items[i].text {
+			out = append(out, &items[j])
+		}
+	}
+	return out
 }
 
 // layerParts splits a layer's text into its parts, in text order, and

@@ -533,3 +533,20 @@ func TestCompareToolsAsSent(t *testing.T) {
 		assert.Equal(t, []report.ToolChange{{Name: "read", Change: report.ToolSchema}}, d.Changed, "%q and %q", pair[0], pair[1])
 	}
 }
+
+// Two files alike are two parts, one each, where the prompt prints them:
+// the first file's text used to claim both places, leaving the second
+// injected file without a part.
+func TestReportFilesAlikeEachHaveAPart(t *testing.T) {
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+	files := map[string]string{"AGENTS.md": "Same text.\n", "SOUL.md": "Same text.\n", "USER.md": "Same text.\n"}
+	res := packtest.Render(t, packtest.PackWith(t, sysprompt.Pack, nil), req, engine.WithFS(packtest.Workspace(t, files)))
+	rep := report.Build(res, nil)
+	var printed []string
+	for _, p := range rep.Parts {
+		if p.Kind == report.KindFile && p.Chars == len("Same text.") {
+			printed = append(printed, p.Name)
+		}
+	}
+	assert.Equal(t, []string{"AGENTS.md", "SOUL.md", "USER.md"}, printed)
+}
