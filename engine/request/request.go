@@ -208,7 +208,9 @@ const (
 func Parse(name string, src []byte) (Request, error) {
 	var req Request
 	var err error
-	if trimmed := bytes.TrimSpace(src); len(trimmed) > 0 && trimmed[0] == '{' {
+	trimmed := bytes.TrimSpace(src)
+	isJSON := len(trimmed) > 0 && trimmed[0] == '{'
+	if isJSON {
 		err = strict.JSON(src, &req)
 	} else {
 		var t tomlRequest
@@ -223,9 +225,13 @@ func Parse(name string, src []byte) (Request, error) {
 		e := &diag.Error{Phase: diag.PhaseRequest, File: name, Err: err}
 		if ke, ok := err.(*KeyError); ok {
 			e.Err = ke.Err
-			if l, c := strict.LocateKey(string(src), ke.Key); l > 0 {
-				e.Line, e.Col = l, c
-			} else if l, c := strict.JSONKeyPos(src, ke.Key); l > 0 {
+			// Each format is searched by its own scanner: reading a
+			// megabyte of JSON as TOML cost more than the parse.
+			locate := func() (int, int) { return strict.LocateKey(string(src), ke.Key) }
+			if isJSON {
+				locate = func() (int, int) { return strict.JSONKeyPos(src, ke.Key) }
+			}
+			if l, c := locate(); l > 0 {
 				e.Line, e.Col = l, c
 			}
 		}
