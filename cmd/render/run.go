@@ -338,29 +338,31 @@ func checkMode(mode string) error {
 // early: stdin, a named pipe or a terminal blocks until written to, and
 // would hold back the pack's error until then.
 func (c *common) load(stdin io.Reader) (*engine.Engine, engine.Request, error) {
-	if fi, err := os.Stat(c.request); c.request == "-" || err == nil && !fi.Mode().IsRegular() {
-		e, err := c.engine()
-		if err != nil {
-			return nil, engine.Request{}, err
-		}
-		req, err := c.requestFrom(e, c.request, stdin)
-		return e, req, err
-	}
+	fi, statErr := os.Stat(c.request)
+	early := c.request != "-" && (statErr != nil || fi.Mode().IsRegular())
 	var (
 		req      engine.Request
 		reqErr   error
 		panicked any
 		done     = make(chan struct{})
 	)
-	go func() {
+	parse := func() {
 		defer close(done)
 		defer func() { panicked = recover() }()
 		req, reqErr = c.parseRequestIn(c.request, stdin)
-	}()
+	}
+	if early {
+		go parse()
+	}
 	e, err := c.engine()
-	<-done
-	if panicked != nil {
-		panic(panicked)
+	if err == nil && !early {
+		parse()
+	}
+	if early || err == nil {
+		<-done
+		if panicked != nil {
+			panic(panicked)
+		}
 	}
 	if err != nil {
 		return nil, engine.Request{}, err

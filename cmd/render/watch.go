@@ -155,31 +155,7 @@ func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*e
 			o.res, o.err = renderOnce()
 		}()
 	}
-	var last *engine.Result
-	note := statusWriter(stdout, isTerminal(stdout))
-	show := func(res *engine.Result, err error) {
-		if err != nil {
-			fmt.Fprintf(stderr, "render: %v\n", err)
-			note("render failed; still watching")
-			return
-		}
-		switch {
-		case last == nil:
-			io.WriteString(stdout, promptText(res))
-			note(status(last, res))
-		case promptText(last) == promptText(res):
-			// The prompt prints no schemas; providers cache tools anyway.
-			if d, err := report.Compare(last, res); err == nil && !d.Tools.Identical {
-				note("prompt unchanged; tool definitions changed")
-			} else {
-				note("prompt unchanged")
-			}
-		default:
-			stdout.Write(diff.Diff("previous", []byte(promptText(last)), "current", []byte(promptText(res))))
-			note(status(last, res))
-		}
-		last = res
-	}
+	out := &watchOutput{stdout: stdout, stderr: stderr, note: statusWriter(stdout, isTerminal(stdout))}
 
 	start()
 	var timer <-chan time.Time
@@ -208,13 +184,45 @@ func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*e
 			if ctx.Err() != nil {
 				return // cancelled, not failed: nothing to print
 			}
-			show(o.res, o.err)
+			out.show(o.res, o.err)
 			if again {
 				again = false
 				start()
 			}
 		}
 	}
+}
+
+// watchOutput prints each render of a watch: the first prompt whole,
+// then a diff against the last good one, and a status line after each.
+type watchOutput struct {
+	stdout, stderr io.Writer
+	note           func(string)
+	last           *engine.Result
+}
+
+func (w *watchOutput) show(res *engine.Result, err error) {
+	if err != nil {
+		fmt.Fprintf(w.stderr, "render: %v\n", err)
+		w.note("render failed; still watching")
+		return
+	}
+	switch {
+	case w.last == nil:
+		io.WriteString(w.stdout, promptText(res))
+		w.note(status(w.last, res))
+	case promptText(w.last) == promptText(res):
+		// The prompt prints no schemas; providers cache tools anyway.
+		if d, err := report.Compare(w.last, res); err == nil && !d.Tools.Identical {
+			w.note("prompt unchanged; tool definitions changed")
+		} else {
+			w.note("prompt unchanged")
+		}
+	default:
+		w.stdout.Write(diff.Diff("previous", []byte(promptText(w.last)), "current", []byte(promptText(res))))
+		w.note(status(w.last, res))
+	}
+	w.last = res
 }
 
 // promptText is the text output of a render, every layer.
