@@ -132,18 +132,21 @@ func (s *requestStream) Read(p []byte) (int, error) {
 	return s.cur.Read(p)
 }
 
-// A long-lived serve holds what it caches to bounds in bytes: 400
+// A long-lived serve holds what it caches to bounds in bytes: 600
 // requests carrying distinct megabyte strings, refused or rendered, keep
-// its peak resident memory under 256 MiB (a thousand once reached 1.4 GB).
-// They carry 360 MB, so a serve that kept them would still fail.
+// its peak resident memory within its soft memory limit plus 128 MiB (a
+// thousand once reached 1.4 GB). The limit is soft: on a loaded machine
+// the collector falls behind it (a run in CI peaked at 260 MiB).
+// The requests carry 540 MB, so a serve that kept them would still fail.
 func TestServeMemoryIsBoundedInBytes(t *testing.T) {
 	if testing.Short() || runtime.GOOS != "linux" {
-		t.Skip("streams 720 MB through serve; reads the peak RSS as Linux reports it")
+		t.Skip("streams 1.1 GB through serve; reads the peak RSS as Linux reports it")
 	}
 	bin := buildRender(t)
 	req := exampleRequest(t)
 	pad := strings.Repeat("k", 900_000)
-	const requests = 400
+	const requests = 600
+	const bound = serveMemoryLimit + 128<<20
 	wantResults := map[string]int{"distinct session keys": 0, "distinct prompts": requests}
 	for name, line := range map[string]func(i int) string{
 		"distinct session keys": func(i int) string {
@@ -172,6 +175,6 @@ func TestServeMemoryIsBoundedInBytes(t *testing.T) {
 		assert.Equal(t, wantResults[name], results, name)
 		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
 		t.Logf("%s: %d results, peak RSS %d MiB", name, results, rss>>20)
-		assert.Less(t, rss, int64(256<<20), name)
+		assert.Less(t, rss, int64(bound), name)
 	}
 }
