@@ -72,7 +72,8 @@ type options struct {
 // Model names the model, overriding runtime.model and its provider
 // checks; a leading "provider/" naming the body's own provider
 // ("anthropic/", "openai/", "codex/") is dropped, and such a prefix alone
-// is refused with ErrNoModel, as in runtime.model. An empty name keeps
+// is refused with ErrNoModel, as in runtime.model, and a name holding a
+// line break or control character with ErrOption. An empty name keeps
 // runtime.model.
 func Model(name string) Option { return func(o *options) { o.model = name } }
 
@@ -144,8 +145,8 @@ func (a api) errorf(kind error, format string, args ...any) error {
 	return &refusal{kind: kind, msg: a.name + " request: " + fmt.Sprintf(format, args...)}
 }
 
-// build applies opts and checks what every body needs: a result and a
-// max-tokens value the API takes, when given.
+// build applies opts and checks what every body needs: a result, and a
+// max-tokens value the API takes and a one-line model, when given.
 func (a api) build(res *engine.Result, opts []Option) (options, error) {
 	var o options
 	for _, opt := range opts {
@@ -156,6 +157,11 @@ func (a api) build(res *engine.Result, opts []Option) (options, error) {
 	}
 	if o.maxTokensSet && o.maxTokens < a.minMaxTokens {
 		return o, a.errorf(ErrOption, "max tokens %d: want at least %d", o.maxTokens, a.minMaxTokens)
+	}
+	// runtime.model is held to one line by the request's checks; a model
+	// given here is held to the same.
+	if i := strings.IndexFunc(o.model, echo.BreaksLine); i >= 0 {
+		return o, a.errorf(ErrOption, "model %s holds %U; a model id is one line of text", echo.Quote(o.model), []rune(o.model[i:])[0])
 	}
 	return o, nil
 }

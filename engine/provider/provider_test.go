@@ -242,6 +242,8 @@ func TestRefusals(t *testing.T) {
 		{name: "no result", apis: both, wantErr: provider.ErrOption, wantMsg: "request: no result to build it from"},
 		{name: "zero max tokens", apis: []string{"anthropic"}, res: turn(), opts: []provider.Option{provider.MaxTokens(0)}, wantErr: provider.ErrOption, wantMsg: "max tokens 0: want at least 1"},
 		{name: "negative max tokens", apis: both, res: turn(), opts: []provider.Option{provider.MaxTokens(-5)}, wantErr: provider.ErrOption, wantMsg: "max tokens -5"},
+		{name: "model with a line break", apis: both, res: turn(), opts: []provider.Option{provider.Model("claude\nx")}, wantErr: provider.ErrOption, wantMsg: `model "claude\nx" holds U+000A`},
+		{name: "model with a control character", apis: both, res: turn(), opts: []provider.Option{provider.Model("gpt\x1b[2J")}, wantErr: provider.ErrOption, wantMsg: "holds U+001B"},
 		{name: "max output tokens under 16", apis: []string{"openai"}, res: turn(), opts: []provider.Option{provider.MaxTokens(15)}, wantErr: provider.ErrOption, wantMsg: "max tokens 15: want at least 16"},
 		{name: "nameless tool", apis: both, res: withTool(engine.Tool{Description: "x"}), wantErr: provider.ErrTool, wantMsg: `tools[2] "": a tool needs a name`},
 		{name: "space in a name", apis: both, res: withTool(engine.Tool{Name: " exec"}), wantErr: provider.ErrTool, wantMsg: `tools[2] " exec": name holds ' '`},
