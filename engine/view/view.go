@@ -148,7 +148,18 @@ func (l FileList) Get(name string) *bootstrap.File {
 
 // Injected returns the files that inject text (including markers).
 func (l FileList) Injected() FileList {
-	var out FileList
+	// Usually every listed file does; then l itself is returned, uncopied
+	// (templates cannot change it).
+	n := 0
+	for i := range l {
+		if l[i].Content != "" {
+			n++
+		}
+	}
+	if n == len(l) {
+		return l
+	}
+	out := make(FileList, 0, n)
 	for _, f := range l {
 		if f.Content != "" {
 			out = append(out, f)

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,6 +38,8 @@ func TestFileListFilters(t *testing.T) {
 	assert.Equal(t, []string{"AGENTS.md", "TOOLS.md", "USER.md"}, names(l.Injected()), "a missing file injects nothing")
 	assert.Equal(t, []string{"AGENTS.md", "TOOLS.md"}, names(l.Except("USER.md")))
 	assert.Equal(t, []string{"USER.md"}, names(l.Only("SOUL.md", "USER.md")), "only injected files")
+	all := slices.DeleteFunc(slices.Clone(l), func(f bootstrap.File) bool { return f.Content == "" })
+	assert.Zero(t, testing.AllocsPerRun(10, func() { _ = all.Injected() }), "a list whose files all inject is not copied")
 	assert.True(t, OverrideSet{"tool_call_style": "x"}.Has("tool_call_style"))
 	assert.False(t, OverrideSet{}.Has("tool_call_style"))
 }
