@@ -41,6 +41,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"text/template"
 
@@ -265,10 +266,21 @@ type OutlineLayer struct {
 	Sections []OutlineSection
 }
 
-// OutlineSection is a section id and its tier.
+// OutlineSection is a section id, its tier and what its template reads
+// of the section data: field paths of at most two names ("Files",
+// "Channel.Delivery"), sorted, or anything at all with ReadsAll (the
+// data escapes to a function or to a template chosen at run time).
 type OutlineSection struct {
-	ID   string
-	Tier Tier
+	ID       string
+	Tier     Tier
+	Reads    []string
+	ReadsAll bool
+}
+
+// ReadsField reports whether the section's template may read the named
+// field of the section data, or a part of it.
+func (s OutlineSection) ReadsField(name string) bool {
+	return s.ReadsAll || slices.ContainsFunc(s.Reads, func(p string) bool { return p == name || strings.HasPrefix(p, name+".") })
 }
 
 // Outline returns how the result's harness lays out the pack's sections.
@@ -277,11 +289,23 @@ func (r *Result) Outline() Outline {
 	if r.outline == nil {
 		return Outline{}
 	}
-	o := Outline{Unused: slices.Clone(r.outline.Unused), Layers: make([]OutlineLayer, len(r.outline.Layers))}
+	o := Outline{Unused: cloneSections(r.outline.Unused), Layers: make([]OutlineLayer, len(r.outline.Layers))}
 	for i, l := range r.outline.Layers {
-		o.Layers[i] = OutlineLayer{Name: l.Name, Sections: slices.Clone(l.Sections)}
+		o.Layers[i] = OutlineLayer{Name: l.Name, Sections: cloneSections(l.Sections)}
 	}
 	return o
+}
+
+func cloneSections(list []OutlineSection) []OutlineSection {
+	out := slices.Clone(list)
+	for i := range out {
+		out[i].Reads = slices.Clone(out[i].Reads)
+	}
+	return out
+}
+
+func outlineSection(sec *pack.Section) OutlineSection {
+	return OutlineSection{ID: sec.ID, Tier: sec.Tier, Reads: sec.Reads, ReadsAll: sec.ReadsAll}
 }
 
 func outlines(p *pack.Pack) map[string]*Outline {
@@ -293,13 +317,13 @@ func outlines(p *pack.Pack) map[string]*Outline {
 			ol := OutlineLayer{Name: l.Name}
 			for _, sec := range l.Sections {
 				used[sec.ID] = true
-				ol.Sections = append(ol.Sections, OutlineSection{ID: sec.ID, Tier: sec.Tier})
+				ol.Sections = append(ol.Sections, outlineSection(sec))
 			}
 			o.Layers = append(o.Layers, ol)
 		}
 		for _, id := range slices.Sorted(maps.Keys(p.Sections)) {
 			if !used[id] {
-				o.Unused = append(o.Unused, OutlineSection{ID: id, Tier: p.Sections[id].Tier})
+				o.Unused = append(o.Unused, outlineSection(p.Sections[id]))
 			}
 		}
 		out[name] = o

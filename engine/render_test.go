@@ -368,3 +368,25 @@ func TestOutlineIsTheCallersCopy(t *testing.T) {
 	o.Layers[0].Sections[0].ID = "changed"
 	assert.Equal(t, "identity", res.Outline().Layers[0].Sections[0].ID)
 }
+
+// The outline says what each section's template reads, as the memo keys
+// it: field paths, or anything once the data escapes.
+func TestOutlineSaysWhatSectionsRead(t *testing.T) {
+	p := minimalPack(t, manifest(`"identity", "ch", "all"`), map[string]string{
+		"ch":  section(dynamic, "{{ .Channel.Delivery }}{{ if .Files }}f{{ end }}"),
+		"all": section(dynamic, `{{ printf "%v" . }}`),
+	})
+	res := render(t, p, engine.Request{})
+	o := res.Outline()
+	require.Len(t, o.Layers[0].Sections, 3)
+	ch, all := o.Layers[0].Sections[1], o.Layers[0].Sections[2]
+	assert.Equal(t, []string{"Channel.Delivery", "Files"}, ch.Reads)
+	assert.True(t, ch.ReadsField("Channel"), "a part of Channel")
+	assert.True(t, ch.ReadsField("Files"))
+	assert.False(t, ch.ReadsField("Skills"))
+	assert.False(t, ch.ReadsField("Chan"), "names, not prefixes")
+	assert.True(t, all.ReadsAll)
+	assert.True(t, all.ReadsField("Skills"))
+	ch.Reads[0] = "changed"
+	assert.Equal(t, "Channel.Delivery", res.Outline().Layers[0].Sections[1].Reads[0], "the reads are the caller's copy too")
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -94,9 +95,11 @@ func (z sizer) size(text string, chars int) Size {
 func (z sizer) text(text string) Size { return z.size(text, utf8.RuneCountInString(text)) }
 
 // embedded is a text the report looks for in a section: a file's
-// injected text or the skills catalog, as the prompt prints it.
+// injected text or the skills catalog, as the prompt prints it. field is
+// the section data field it comes from ("Files", "DynamicFiles",
+// "Skills"): only a section whose template reads it can print it.
 type embedded struct {
-	kind, name, text string
+	kind, name, text, field string
 }
 
 // embeddedTexts are the files' printed texts and the catalog, longest
@@ -104,12 +107,16 @@ type embedded struct {
 func embeddedTexts(r *engine.Result) []embedded {
 	var out []embedded
 	for _, f := range r.Files {
+		field := "Files"
+		if f.Dynamic {
+			field = "DynamicFiles"
+		}
 		if text := printedText(f.Content, r.Boundary); text != "" {
-			out = append(out, embedded{KindFile, f.Name, text})
+			out = append(out, embedded{KindFile, f.Name, text, field})
 		}
 	}
 	if text := strings.TrimSpace(r.SkillsSize.Text); text != "" {
-		out = append(out, embedded{KindSkills, "skills catalog", text})
+		out = append(out, embedded{KindSkills, "skills catalog", text, "Skills"})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i].text) > len(out[j].text) })
 	return out
@@ -195,9 +202,21 @@ func sameText(items []embedded, i int) []*embedded {
 	return out
 }
 
+// printable returns the items sec can print: those of the data fields
+// its template reads. Without this a one-line file that matches a line
+// of the pack would be found in every section printing that line. An
+// overridden section prints the provider's text, not its template's.
+func printable(items []embedded, sec engine.OutlineSection, overridden bool) []embedded {
+	if overridden {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(items), func(it embedded) bool { return !sec.ReadsField(it.field) })
+}
+
 // layerParts splits a layer's text into its parts, in text order, and
-// the section sizes as the sum of each section's parts.
-func layerParts(l engine.Layer, boundary string, items []embedded, z sizer) ([]Part, []Size) {
+// the section sizes as the sum of each section's parts. outline holds
+// the layer's sections by id.
+func layerParts(l engine.Layer, boundary string, items []embedded, outline map[string]engine.OutlineSection, z sizer) ([]Part, []Size) {
 	var parts []Part
 	sizes := make([]Size, len(l.Sections))
 	seps := map[engine.Tier]*strings.Builder{engine.TierStable: {}, engine.TierDynamic: {}}
@@ -226,7 +245,7 @@ func layerParts(l engine.Layer, boundary string, items []embedded, z sizer) ([]P
 		text := l.Text[s.Start:s.End]
 		own, ownChars, prev := text, s.Chars, 0
 		var inside []Part // the files and catalog the section prints
-		if spans := findEmbedded(text, items); len(spans) > 0 {
+		if spans := findEmbedded(text, printable(items, outline[s.ID], s.Overridden)); len(spans) > 0 {
 			var b strings.Builder
 			for _, sp := range spans {
 				b.WriteString(text[prev:sp.start])

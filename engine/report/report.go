@@ -214,8 +214,15 @@ func Build(r *engine.Result, tok Tokenizer, opts ...Option) Report {
 		rep.Omitted = []engine.Omission{}
 	}
 	items := embeddedTexts(r)
+	outline := map[string]map[string]engine.OutlineSection{}
+	for _, l := range r.Outline().Layers {
+		outline[l.Name] = map[string]engine.OutlineSection{}
+		for _, sec := range l.Sections {
+			outline[l.Name][sec.ID] = sec
+		}
+	}
 	for _, l := range r.Layers {
-		parts, sizes := layerParts(l, r.Boundary, items, z)
+		parts, sizes := layerParts(l, r.Boundary, items, outline[l.Name], z)
 		for i, s := range l.Sections {
 			rep.Sections = append(rep.Sections, SectionReport{Layer: l.Name, Tier: s.Tier, ID: s.ID, Overridden: s.Overridden, Size: sizes[i]})
 		}

@@ -550,3 +550,41 @@ func TestReportFilesAlikeEachHaveAPart(t *testing.T) {
 	}
 	assert.Equal(t, []string{"AGENTS.md", "SOUL.md", "USER.md"}, printed)
 }
+
+// A file is counted only in sections whose template reads the file list:
+// a one-line USER.md equal to a line the safety section prints is the
+// file's once, in Project Context, and none of the safety section's.
+func TestReportFindsAFileOnlyWhereFilesAreRead(t *testing.T) {
+	req := engine.Request{Workspace: engine.Workspace{Path: "/ws"}}
+	p := packtest.PackWith(t, sysprompt.Pack, nil)
+	safety := func(res *engine.Result) (engine.RenderedSection, string) {
+		for _, l := range res.Layers {
+			for _, s := range l.Sections {
+				if s.ID == "safety" {
+					return s, l.Text[s.Start:s.End]
+				}
+			}
+		}
+		t.Fatal("no safety section")
+		return engine.RenderedSection{}, ""
+	}
+	_, text := safety(packtest.Render(t, p, req))
+	line, _, _ := strings.Cut(text, "\n")
+	require.NotEmpty(t, line)
+
+	res := packtest.Render(t, p, req, engine.WithFS(packtest.Workspace(t, map[string]string{"USER.md": line + "\n"})))
+	sec, _ := safety(res)
+	rep := report.Build(res, nil)
+	var in []string
+	for _, part := range rep.Parts {
+		if part.Kind == report.KindFile && part.Name == "USER.md" {
+			in = append(in, part.Section)
+		}
+	}
+	assert.Equal(t, []string{"project_context"}, in)
+	for _, s := range rep.Sections {
+		if s.ID == "safety" {
+			assert.Equal(t, sec.Chars, s.Chars, "the safety section keeps all of its text")
+		}
+	}
+}
