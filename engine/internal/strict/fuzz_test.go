@@ -1,7 +1,9 @@
 package strict
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -56,6 +58,68 @@ func FuzzJSON(f *testing.F) {
 			if line, col := JSONKeyPos([]byte(src), key); line != 0 && !inside(line, col) {
 				t.Fatalf("%s at %d:%d is outside the text", key, line, col)
 			}
+		}
+	})
+}
+
+// fastShape has the kinds a request holds: strings, booleans, a pointer
+// to one, nested objects, lists of objects, string maps, raw JSON kept by
+// an UnmarshalJSON method; and an interface and a map of them.
+type fastShape struct {
+	S   string            `json:"s"`
+	B   bool              `json:"b"`
+	P   *bool             `json:"p"`
+	L   []string          `json:"l"`
+	M   map[string]string `json:"m"`
+	Raw rawObject         `json:"raw"`
+	O   struct {
+		K string   `json:"k"`
+		T []string `json:"t"`
+	} `json:"o"`
+	Items []struct {
+		N   string    `json:"n"`
+		Raw rawObject `json:"raw"`
+	} `json:"items"`
+	A  any            `json:"a"`
+	AM map[string]any `json:"am"`
+}
+
+// rawObject keeps an object as written, as request.Schema does.
+type rawObject []byte
+
+func (r *rawObject) UnmarshalJSON(data []byte) error {
+	if data[0] != '{' && data[0] != 'n' {
+		return &json.UnmarshalTypeError{Value: "not an object", Type: reflect.TypeFor[map[string]any]()}
+	}
+	*r = append((*r)[:0], data...)
+	return nil
+}
+
+// The one-pass decoder never accepts what the slow way refuses, and what
+// it accepts it decodes to the same value.
+func FuzzFastJSONAgreesWithTheSlowWay(f *testing.F) {
+	for _, s := range []string{
+		`{"s": "x", "b": true, "p": false, "l": ["a", "b"], "m": {"k": "v"}, "raw": {"a": [1, {"b": null}]}}`,
+		`{"o": {"k": "\u00e9", "t": []}, "items": [{"n": "a", "raw": {}}, {"n": "b"}], "a": [1.5, "x", {"y": 1e300}], "am": {"n": -0}}`,
+		`{"s": "a", "S": "b"}`, `{"s": "a", "\u0073": "b"}`, `{"raw": {"a": 1, "a": 2}}`, `{"S": "x"}`,
+		`{"s": "\ud800"}`, `{"a": 1e400}`, `{"p": null, "l": null, "m": null}`, `{"raw": "x"}`, `{"s": 1}`,
+		`{"items": [{"n": "a", "x": 1}]}`, `{"am": {"a": 9007199254740993}}`, `{"s": "x"} x`, ` {"s": "x"} `,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if checkInput(src, false) != nil {
+			return
+		}
+		var fast, slow fastShape
+		if !fastJSON([]byte(src), &fast) {
+			return
+		}
+		if err := slowJSON([]byte(src), &slow); err != nil {
+			t.Fatalf("the one-pass decoder took %q, which the slow way refuses: %v", src, err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%q decodes to\n%#v\nin one pass, and to\n%#v\nthe slow way", src, fast, slow)
 		}
 	})
 }
