@@ -116,7 +116,7 @@ func normalized(t vfs.Text) text {
 		out.headChars, out.tailChars = out.raw, out.raw
 		return out
 	}
-	out.head = strings.ReplaceAll(t.Head, "\r\n", "\n")
+	out.head = unixLines(t.Head) // not trimmed: the file goes on past it
 	out.tail = normalize(t.Tail)
 	out.headChars, out.tailChars = runeCount(out.head), runeCount(out.tail)
 	out.raw = t.RawChars - t.TrailingSpace - (runeCount(t.Head) - out.headChars) - (runeCount(t.Tail) - out.tailChars)

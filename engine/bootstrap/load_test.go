@@ -438,6 +438,17 @@ func TestLoadLongCRLFFile(t *testing.T) {
 	assert.Less(t, f.RawChars, utf8.RuneCountInString(body))
 }
 
+// A long file with old Mac line ends (a lone CR) loses them in the head
+// too, as in the tail and in a file read whole.
+func TestLoadLongCRFile(t *testing.T) {
+	_, ws := memWorkspace(t, map[string]string{"AGENTS.md": strings.Repeat("line\r", 200)})
+	res := mustLoad(t, ws, testOptions(func(o *Options) { o.Files, o.MaxChars = []string{"AGENTS.md"}, 100 }))
+	f := res.Files[0]
+	assert.Equal(t, StatusTruncated, f.Status)
+	assert.NotContains(t, f.Content, "\r")
+	assert.True(t, strings.HasPrefix(f.Content, "line\nline\n"), "%q", f.Content)
+}
+
 func TestLoadDynamicFilesCannotMoveStable(t *testing.T) {
 	stable := map[string]string{
 		"AGENTS.md": strings.Repeat("a", 300), "SOUL.md": strings.Repeat("s", 300), "TOOLS.md": "t",

@@ -19,11 +19,16 @@ const (
 // trailing white space, so that what is counted is what would be
 // injected, and no carriage return reaches the prompt.
 func normalize(s string) string {
+	return strings.TrimRightFunc(unixLines(s), unicode.IsSpace)
+}
+
+// unixLines ends every line of s with LF: CRLF and a lone CR alike.
+func unixLines(s string) string {
 	if strings.Contains(s, "\r") {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
 		s = strings.ReplaceAll(s, "\r", "\n")
 	}
-	return strings.TrimRightFunc(s, unicode.IsSpace)
+	return s
 }
 
 // runeCount is the length of s in code points, the unit of every budget.
