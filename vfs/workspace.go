@@ -105,19 +105,39 @@ func IsOS(fsys afero.Fs) bool {
 }
 
 // CheckDisk refuses a filesystem that reads the real disk through a
-// wrapper (afero's ReadOnlyFs or BasePathFs over an OsFs, say), where
-// IsOS cannot see the disk: its workspaces would be read by checking a
-// name and then opening it, two calls a symlink swap can come between.
-// OS and OSAt are read-only already and use the race-free backend.
+// wrapper (afero's ReadOnlyFs, BasePathFs, RegexpFs or CopyOnWriteFs over
+// an OsFs, say), where IsOS cannot see the disk: its workspaces would be
+// read by checking a name and then opening it, two calls a symlink swap
+// can come between, and a wrapper that reports no symlinks would follow
+// one out of the workspace. OS and OSAt are read-only already and use the
+// race-free backend. A wrapper whose root does not show the disk (a
+// union whose top layer is in memory) is refused when a workspace opens
+// a file through it.
 func CheckDisk(fsys afero.Fs) error {
 	if fsys == nil || IsOS(fsys) {
 		return nil
+	}
+	// A cache or union whose top layer is in memory answers for "/" from
+	// that layer; a folder it has not cached shows the disk below.
+	for _, probe := range []string{"/", os.TempDir()} {
+		if fi, err := fsys.Stat(probe); err == nil && fromDisk(fi) {
+			return wrappedDiskError(fsys)
+		}
 	}
 	f, err := fsys.Open("/")
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	if diskHandle(f) {
+		return wrappedDiskError(fsys)
+	}
+	return nil
+}
+
+// diskHandle reports whether f, from a filesystem other than OS, is a
+// file on the real disk.
+func diskHandle(f afero.File) bool {
 	for {
 		b, ok := f.(*afero.BasePathFile)
 		if !ok {
@@ -126,9 +146,14 @@ func CheckDisk(fsys afero.Fs) error {
 		f = b.File
 	}
 	if _, ok := f.(*os.File); ok {
-		return fmt.Errorf("the filesystem (%s) reads the real disk through a wrapper, which cannot read a workspace free of symlink races; use vfs.OS() or vfs.OSAt(dir), read-only already", fsys.Name())
+		return true
 	}
-	return nil
+	fi, err := f.Stat()
+	return err == nil && fromDisk(fi)
+}
+
+func wrappedDiskError(fsys afero.Fs) error {
+	return fmt.Errorf("the filesystem (%s) reads the real disk through a wrapper, which cannot read a workspace free of symlink races; use vfs.OS() or vfs.OSAt(dir), read-only already", fsys.Name())
 }
 
 // OpenWorkspace opens the directory root inside fsys for reading. It
@@ -322,15 +347,15 @@ func (w *Workspace) Stat(name string) (FileID, error) {
 	if reason != "" {
 		return FileID{}, &RefusedError{Name: name, Reason: reason}
 	}
+	if w.openErr != nil {
+		return FileID{}, w.openErr
+	}
 	if w.diskDir == "" {
 		_, info, err := w.lookup(name)
 		if err != nil {
 			return FileID{}, err
 		}
 		return IDOf(info), nil
-	}
-	if w.openErr != nil {
-		return FileID{}, w.openErr
 	}
 	if id, done, err := w.statPlain(name, rel); done {
 		return id, err
@@ -528,6 +553,10 @@ func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
 		af, err := w.fsys.Open(real)
 		if err != nil {
 			return nil, FileID{}, err
+		}
+		if diskHandle(af) { // a wrapper CheckDisk could not see through
+			af.Close()
+			return nil, FileID{}, &fs.PathError{Op: "open", Path: w.Display(name), Err: wrappedDiskError(w.fsys)}
 		}
 		f = af
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -223,7 +224,78 @@ func TestReadTextDirectory(t *testing.T) {
 // OS); osRootWorkspace reads the same tree through os.Root.
 func osWorkspace(t *testing.T, files map[string]string) (*Workspace, string) {
 	root := osTree(t, files)
-	return OpenWorkspace(afero.NewReadOnlyFs(afero.NewOsFs()), root), root
+	return OpenWorkspace(linkedDisk{afero.NewReadOnlyFs(afero.NewOsFs())}, root), root
+}
+
+// linkedDisk reads the real disk, symlinks and all, as a filesystem that
+// is not the disk: its handles are not *os.File and carry no stat, so a
+// workspace reads it as it reads any other, and the resolver is tested on
+// real links. (A real wrapper over the disk is refused; see
+// TestDiskWrappersAreRefused.)
+type linkedDisk struct{ afero.Fs }
+
+func (d linkedDisk) Open(name string) (afero.File, error) {
+	f, err := d.Fs.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return statlessFile{f}, nil
+}
+
+func (d linkedDisk) LstatIfPossible(name string) (fs.FileInfo, bool, error) {
+	return d.Fs.(afero.Lstater).LstatIfPossible(name)
+}
+
+func (d linkedDisk) ReadlinkIfPossible(name string) (string, error) {
+	return d.Fs.(afero.LinkReader).ReadlinkIfPossible(name)
+}
+
+type statlessFile struct{ afero.File }
+
+func (f statlessFile) Stat() (fs.FileInfo, error) {
+	fi, err := f.File.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return statlessInfo{fi}, nil
+}
+
+type statlessInfo struct{ fs.FileInfo }
+
+func (statlessInfo) Sys() any { return nil }
+
+// Wrappers that reach the real disk are refused: at New where the
+// wrapper's root shows the disk, else at the first file a workspace opens
+// through it. Read through the generic path, their symlinks would be
+// followed out of the workspace (RegexpFs reports none) or raced.
+func TestDiskWrappersAreRefused(t *testing.T) {
+	root := osTree(t, map[string]string{"AGENTS.md": "agents"})
+	symlink(t, root, "SOUL.md", "../secret.txt")
+	for name, fsys := range map[string]afero.Fs{
+		"ReadOnly(Os)":         afero.NewReadOnlyFs(afero.NewOsFs()),
+		"Regexp(Os)":           afero.NewRegexpFs(afero.NewOsFs(), regexp.MustCompile(`.*`)),
+		"BasePath(Regexp(Os))": afero.NewBasePathFs(afero.NewRegexpFs(afero.NewOsFs(), regexp.MustCompile(`.*`)), "/"),
+		"CopyOnWrite(Os,Mem)":  afero.NewCopyOnWriteFs(afero.NewOsFs(), afero.NewMemMapFs()),
+		"CacheOnRead(Os,Mem)":  afero.NewCacheOnReadFs(afero.NewOsFs(), afero.NewMemMapFs(), 0),
+		"FromIOFS(DirFS)":      afero.FromIOFS{FS: os.DirFS("/")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if CheckDisk(fsys) != nil {
+				return
+			}
+			dir := root
+			if _, ok := fsys.(afero.FromIOFS); ok {
+				dir = strings.TrimPrefix(root, "/") // an fs.FS takes unrooted names
+			}
+			w := OpenWorkspace(fsys, dir)
+			text, err := w.ReadText("AGENTS.md", Keep{Whole: 100})
+			assert.ErrorContains(t, err, "reads the real disk through a wrapper", "%q", text.Content)
+			text, err = w.ReadText("SOUL.md", Keep{Whole: 100})
+			assert.Error(t, err, "%q", text.Content) // refused as a link out, or as the disk
+		})
+	}
+	assert.NoError(t, CheckDisk(afero.NewMemMapFs()))
+	assert.NoError(t, CheckDisk(OS()))
 }
 
 func osTree(t *testing.T, files map[string]string) string {
