@@ -45,6 +45,11 @@ func markRun(cmd *exec.Cmd) (endRun func()) {
 	subreaper.Unlock()
 	return func() {
 		killed := map[int]bool{} // process groups
+		if cmd.Process != nil {
+			// The hook's own group, killed by the runner already: a child
+			// of it that exited after its parent is our zombie to reap.
+			killed[cmd.Process.Pid] = true
+		}
 		for range maxReapRounds {
 			found := false
 			for _, c := range children() {
