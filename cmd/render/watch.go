@@ -18,8 +18,8 @@ import (
 	"github.com/sysprompt/sysprompt/engine/report"
 )
 
-// debounce is how long watch waits after a change for more changes
-// before it renders: editors often write a file in several steps.
+// debounce is how long watch waits after the first change of a burst for
+// the rest before it renders: editors often write a file in several steps.
 const debounce = 150 * time.Millisecond
 
 // cmdWatch renders once, then again after every change to the pack, the
@@ -168,7 +168,12 @@ func watchLoop(ctx context.Context, changes <-chan string, renderOnce func() (*e
 			if !ok {
 				return
 			}
-			timer = time.After(debounce)
+			// Set by the first change of a burst, not pushed back by the
+			// next: a steady stream (a log written into the workspace)
+			// would otherwise put off every render for as long as it lasts.
+			if timer == nil {
+				timer = time.After(debounce)
+			}
 		case <-timer:
 			timer = nil
 			if running {

@@ -317,3 +317,31 @@ func TestWatchRenderRefusesAPackThatIsGone(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "-pack: stat "+pack+": no such file or directory")
 }
+
+// A stream of changes closer together than the debounce (a log written
+// into the workspace) does not put off every render: one follows each
+// debounce after the first change of a burst.
+func TestWatchRendersDuringAStreamOfChanges(t *testing.T) {
+	e, err := engine.New(sysprompt.Pack)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	renders := 0
+	renderOnce := func() (*engine.Result, error) {
+		mu.Lock()
+		renders++
+		mu.Unlock()
+		return e.Render(context.Background(), engine.Request{Timezone: "Europe/Lisbon"})
+	}
+	count := func() int { mu.Lock(); defer mu.Unlock(); return renders }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := make(chan string)
+	var stdout, stderr syncBuffer
+	go watchLoop(ctx, changes, renderOnce, &stdout, &stderr)
+	require.Eventually(t, func() bool { return count() == 1 }, 5*time.Second, time.Millisecond)
+	for end := time.Now().Add(20 * debounce); time.Now().Before(end); {
+		changes <- "workspace/agent.log"
+		time.Sleep(debounce / 3)
+	}
+	assert.Greater(t, count(), 1, "no render in %v of changes", 20*debounce)
+}
