@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -43,7 +44,11 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	changes := make(chan string)
+	ownOutput := outputFiles(stdout, stderr)
 	w, err := host.NewWatch(func(name string) {
+		if ownOutput(name) {
+			return
+		}
 		select {
 		case changes <- name:
 		case <-ctx.Done():
@@ -59,6 +64,31 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	renderOnce := func() (*engine.Result, error) { return r.render(ctx, &c, stdin) }
 	watchLoop(ctx, changes, renderOnce, stdout, stderr)
 	return nil
+}
+
+// outputFiles returns a test for whether a changed file is where watch
+// itself writes: stdout or stderr redirected to a file in a watched tree
+// (render watch -workspace . > prompt.md), whose every status line would
+// otherwise start the next render.
+func outputFiles(ws ...io.Writer) func(name string) bool {
+	var own []os.FileInfo
+	for _, w := range ws {
+		if sw, ok := w.(*stdoutWriter); ok {
+			w = sw.Writer
+		}
+		if f, ok := w.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+				own = append(own, fi)
+			}
+		}
+	}
+	return func(name string) bool {
+		if len(own) == 0 {
+			return false
+		}
+		fi, err := os.Stat(name)
+		return err == nil && slices.ContainsFunc(own, func(o os.FileInfo) bool { return os.SameFile(o, fi) })
+	}
 }
 
 // watchTargets starts w on what watch renders from: the pack and

@@ -128,3 +128,26 @@ func start(t *testing.T, cmd *exec.Cmd) chan error {
 	})
 	return exited
 }
+
+// A watch whose output goes to a file in the workspace (render watch
+// -workspace . > prompt.md) settles: its own writes are not changes.
+// Nothing is edited after the start; five renders are four too many.
+func TestWatchIgnoresItsOwnOutput(t *testing.T) {
+	ws := copyExampleWorkspace(t, "ws")
+	out, err := os.Create(filepath.Join(ws, "prompt.md"))
+	require.NoError(t, err)
+	defer out.Close()
+	// "render" is this test binary, put on $PATH by TestMain.
+	cmd := exec.Command("render", "watch", "-workspace", ws, "-request", "../../examples/requests/direct.toml")
+	cmd.Stdout = out
+	start(t, cmd)
+	defer cmd.Process.Signal(syscall.SIGINT)
+	deadline := time.Now().Add(3 * time.Second) // looping, it passes 5 within a second
+	renders := 0
+	for time.Now().Before(deadline) && renders < 5 {
+		b, _ := os.ReadFile(filepath.Join(ws, "prompt.md"))
+		renders = strings.Count(string(b), "\n[watch] ") + strings.Count(string(b[:min(len(b), 8)]), "[watch] ")
+		time.Sleep(50 * time.Millisecond)
+	}
+	assert.Less(t, renders, 5, "watch rendered %d times with nothing edited", renders)
+}
