@@ -666,6 +666,12 @@ func checkPackDir(dir string) error {
 // packFolders are the folders of a -pack that the pack is read from.
 var packFolders = []string{"sections", "templates"}
 
+// packReadFolders are every folder the pack reads files from: each is
+// stamped (serve) or watched (watch) as a tree of its own, since any may
+// be a symlink to a folder kept elsewhere, which a tree's walk does not
+// follow.
+var packReadFolders = []string{"sections", "templates", filepath.Join("templates", "overlays")}
+
 // checkPackFolder refuses a -pack that is missing or not a directory.
 func checkPackFolder(dir string) error {
 	if dir == "" {

@@ -48,7 +48,7 @@ func newServer(c *common) (*server, error) {
 func (c *common) sources() *host.Sources {
 	paths := []string{c.config}
 	if c.pack != "" {
-		for _, sub := range packFolders {
+		for _, sub := range packReadFolders {
 			paths = append(paths, filepath.Join(c.pack, sub))
 		}
 	}

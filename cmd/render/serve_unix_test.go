@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/vfs"
 )
 
 // SIGTERM and SIGINT end serve with status 0, leaving nothing behind in
@@ -177,4 +179,69 @@ func TestServeMemoryIsBoundedInBytes(t *testing.T) {
 		t.Logf("%s: %d results, peak RSS %d MiB", name, results, rss>>20)
 		assert.Less(t, rss, int64(bound), name)
 	}
+}
+
+// The pack reads templates/overlays/ by path, so through a symlink to a
+// folder kept elsewhere; an overlay edited in place there shows on the
+// next request.
+func TestServeSeesAnEditInLinkedOverlays(t *testing.T) {
+	dir := t.TempDir()
+	pack, ext := filepath.Join(dir, "pack"), filepath.Join(dir, "shared-overlays")
+	require.NoError(t, os.MkdirAll(filepath.Join(pack, "templates"), 0o755))
+	require.NoError(t, os.MkdirAll(ext, 0o755))
+	require.NoError(t, os.Symlink(ext, filepath.Join(pack, "templates", "overlays")))
+	overlay := filepath.Join(ext, "mark.toml")
+	require.NoError(t, os.WriteFile(overlay, []byte(
+		"name = \"mark\"\nmodels = ['.*']\nproviders = [\"anthropic\"]\nstable_prefix = \"MARKER-ONE\"\n"), 0o644))
+	time.Sleep(vfs.RacyWindow) // a pack in use is older than this
+
+	s := startServe(t, "-pack", pack)
+	req := exampleRequest(t)
+	first := s.ask(t, requestLine("1", req))
+	require.NotNil(t, first.Result, "%+v", first.Error)
+	require.Contains(t, first.Result.Layers[0].Stable, "MARKER-ONE")
+
+	// An in-place edit, as `>` in a shell or an editor without backup
+	// does: the file keeps its inode, its folder is untouched.
+	f, err := os.OpenFile(overlay, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	src, _ := os.ReadFile(overlay)
+	_, err = f.WriteAt([]byte(strings.Replace(string(src), "ONE", "TWO", 1)), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	second := s.ask(t, requestLine("2", req))
+	require.NotNil(t, second.Result, "%+v", second.Error)
+	assert.True(t, strings.Contains(second.Result.Layers[0].Stable, "MARKER-TWO"), "the overlay edited in place is not rendered")
+	assert.Equal(t, 0, s.end(t))
+}
+
+// Past the bound on what a Sources looks at (a sections/ folder that is a
+// git repository of its own, whose .git walks first), every request is a
+// change: a section edited in place shows on the next one.
+func TestServeSeesAnEditPastTheSourcesBound(t *testing.T) {
+	files := map[string]string{"sections/user_identity.md.tmpl": "+++\nmodes = [\"full\"]\ntier = \"dynamic\"\n+++\nOURS-ONE\n"}
+	for i := range 8200 {
+		files[fmt.Sprintf("sections/.git/objects/%02x/%038x", i%256, i)] = "x"
+	}
+	pack := writeFiles(t, files)
+	time.Sleep(vfs.RacyWindow) // a pack in use is older than this
+
+	s := startServe(t, "-pack", pack)
+	req := exampleRequest(t)
+	first := s.ask(t, requestLine("1", req))
+	require.NotNil(t, first.Result, "%+v", first.Error)
+	require.True(t, strings.Contains(first.Result.Layers[0].Text, "OURS-ONE"))
+
+	section := filepath.Join(pack, "sections", "user_identity.md.tmpl")
+	f, err := os.OpenFile(section, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte("+++\nmodes = [\"full\"]\ntier = \"dynamic\"\n+++\nOURS-TWO\n"), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	second := s.ask(t, requestLine("2", req))
+	require.NotNil(t, second.Result, "%+v", second.Error)
+	assert.True(t, strings.Contains(second.Result.Layers[0].Text, "OURS-TWO"), "the section edited in place is not rendered")
+	assert.Equal(t, 0, s.end(t))
 }

@@ -92,13 +92,12 @@ func outputFiles(ws ...io.Writer) func(name string) bool {
 }
 
 // watchTargets starts w on what watch renders from: the pack and
-// workspace trees, and the request and config files. The pack's own
-// folders are trees of their own too, since either may be a symlink to a
-// folder kept elsewhere, which a tree's walk does not follow.
+// workspace trees, and the request and config files. The folders the
+// pack reads are trees of their own too (packReadFolders).
 func watchTargets(w *host.Watch, c *common) {
 	trees := []string{c.pack, c.workspace}
 	if c.pack != "" {
-		for _, sub := range packFolders {
+		for _, sub := range packReadFolders {
 			trees = append(trees, filepath.Join(c.pack, sub))
 		}
 	}

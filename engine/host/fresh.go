@@ -35,6 +35,9 @@ type Sources struct {
 	entries []sourceEntry
 	stamp   memo.Key
 	racy    bool // an entry changed too shortly before the stamp to trust it
+	// full says the walk stopped at maxSourceEntries: an edit past them
+	// cannot be seen, so every check is a change.
+	full bool
 }
 
 // sourceEntry is a file or folder, and the descriptor it is stated
@@ -67,8 +70,13 @@ func NewSources(paths ...string) *Sources {
 
 // Changed reports whether anything under the paths changed since the
 // last stamp (or might have, where an entry changed within
-// vfs.RacyWindow of it), and stamps them again.
+// vfs.RacyWindow of it, or where there are more than maxSourceEntries
+// files and folders to look at), and stamps them again.
 func (s *Sources) Changed() bool {
+	if s.full {
+		s.walk()
+		return true
+	}
 	stamp, racy := s.take()
 	if stamp == s.stamp && !s.racy {
 		s.racy = racy
@@ -86,6 +94,7 @@ func (s *Sources) walk() {
 		}
 	}
 	s.entries = s.entries[:0]
+	s.full = false
 	held := 0
 	for _, root := range s.paths {
 		start := root
@@ -94,6 +103,7 @@ func (s *Sources) walk() {
 		}
 		filepath.WalkDir(start, func(p string, d fs.DirEntry, _ error) error {
 			if len(s.entries) >= maxSourceEntries {
+				s.full = true
 				return filepath.SkipAll
 			}
 			e := sourceEntry{path: p}
