@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -86,6 +87,15 @@ type FileStore struct {
 // not nil, is told of each problem with the file; it is called by one
 // call of the store at a time and must not call the store.
 func NewFileStore(fsys afero.Fs, path string, warn func(error)) *FileStore {
+	if _, ok := fsys.(*afero.OsFs); ok {
+		// A symlinked state file is written through, as -o writes through
+		// one: a write renames a new file over the path, which would put
+		// it in place of the link and leave the real file, and the stores
+		// that use it, behind. The lock goes beside the real file too.
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
+	}
 	return &FileStore{
 		fsys:     fsys,
 		path:     path,
