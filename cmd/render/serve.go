@@ -12,9 +12,11 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine"
+	"github.com/sysprompt/sysprompt/engine/host"
 	"github.com/sysprompt/sysprompt/engine/report"
 	"github.com/sysprompt/sysprompt/internal/echo"
 )
@@ -30,6 +32,11 @@ const maxServeLine = engine.MaxRequestBytes
 
 // serveMemoryLimit is serve's soft memory limit when GOMEMLIMIT is unset.
 const serveMemoryLimit = 192 << 20
+
+// hookExitGrace bounds how long serve and watch, ended by a signal, wait
+// for a hook in flight to end what it started: its context is cancelled,
+// so it kills its group and reaps at once.
+const hookExitGrace = 2 * time.Second
 
 // serveInput names stdin in the positions of errors.
 const serveInput = "<stdin>"
@@ -129,6 +136,7 @@ func (s *server) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) e
 		s.mu.Lock() // waits for a reply being written, not for a render
 		s.stopped = true
 		s.mu.Unlock()
+		host.AwaitHooks(hookExitGrace)
 		return nil
 	}
 }

@@ -245,3 +245,39 @@ func TestServeSeesAnEditPastTheSourcesBound(t *testing.T) {
 	assert.True(t, strings.Contains(second.Result.Layers[0].Text, "OURS-TWO"), "the section edited in place is not rendered")
 	assert.Equal(t, 0, s.end(t))
 }
+
+// SIGTERM in the middle of a hook ends serve, and with it what the hook
+// started, a child that left its group with setsid included (Linux).
+func TestServeSignalMidHookEndsItsEscapee(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the reaper is Linux's")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	hook := "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > " + pidFile + ".tmp; mv " + pidFile + ".tmp " + pidFile + "; sleep 300"
+	// "render" is this test binary, put on $PATH by TestMain.
+	cmd := exec.Command("render", "serve", "-workspace", "../../examples/workspace", "-hook", hook)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { stdin.Close() })
+	exited := start(t, cmd)
+	_, err = io.WriteString(stdin, requestLine("1", exampleRequest(t))+"\n")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { _, err := os.Stat(pidFile); return err == nil },
+		30*time.Second, 10*time.Millisecond, "the hook never ran")
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	err = <-exited
+	exited <- err // for the cleanup
+	require.NoError(t, err)
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	alive := err == nil && !strings.Contains(string(stat[bytes.LastIndexByte(stat, ')'):]), ") Z")
+	assert.False(t, alive, "the hook's setsid child %d outlived serve", pid)
+}

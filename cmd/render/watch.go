@@ -63,6 +63,7 @@ func cmdWatch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	r := watchRenderer{w: w}
 	renderOnce := func() (*engine.Result, error) { return r.render(ctx, &c, stdin) }
 	watchLoop(ctx, changes, renderOnce, stdout, stderr)
+	host.AwaitHooks(hookExitGrace)
 	return nil
 }
 

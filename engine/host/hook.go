@@ -82,6 +82,53 @@ func CommandHook(command string, timeout time.Duration) bootstrap.Hook {
 	}
 }
 
+// running counts the hooks in flight, so that a program about to exit
+// can let them end what they started (AwaitHooks).
+var running struct {
+	sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil while it is 0
+}
+
+func hookStarted() {
+	running.Lock()
+	if running.n++; running.n == 1 {
+		running.idle = make(chan struct{})
+	}
+	running.Unlock()
+}
+
+func hookEnded() {
+	running.Lock()
+	if running.n--; running.n == 0 {
+		close(running.idle)
+		running.idle = nil
+	}
+	running.Unlock()
+}
+
+// AwaitHooks waits, at most for timeout, until no command hook is running,
+// and reports whether none is. A hook whose context has ended kills its
+// process group and, on Linux, what left the group, before it returns: a
+// program that ends on a signal cancels its renders and calls this first,
+// so that nothing a hook started outlives it.
+func AwaitHooks(timeout time.Duration) bool {
+	running.Lock()
+	idle := running.idle
+	running.Unlock()
+	if idle == nil {
+		return true
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 // pipeGrace bounds how long runGroup goes on reading after the hook and
 // its process group are gone, for a process that left the group and still
 // holds a pipe.
@@ -113,6 +160,7 @@ func runGroup(cmd *exec.Cmd, input []byte, stdout, stderr io.Writer) error {
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	inGroup(cmd)
+	hookStarted()
 	endRun := markRun(cmd)
 	err = cmd.Start()
 	// The hook has its own copies of these now; with the parent's closed,
@@ -120,6 +168,7 @@ func runGroup(cmd *exec.Cmd, input []byte, stdout, stderr io.Writer) error {
 	closeAll(inR, outW, errW)
 	if err != nil {
 		endRun()
+		hookEnded()
 		closeAll(inW, outR, errR)
 		return err
 	}
@@ -134,6 +183,7 @@ func runGroup(cmd *exec.Cmd, input []byte, stdout, stderr io.Writer) error {
 	err = cmd.Wait()
 	killGroup(cmd)
 	endRun()
+	hookEnded()
 	read := make(chan struct{})
 	go func() {
 		wg.Wait()
