@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sysprompt/sysprompt/engine/host"
 )
 
 // TestWatchSignalEndsAStuckRender runs the real command, its first render
@@ -150,4 +152,53 @@ func TestWatchIgnoresItsOwnOutput(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	assert.Less(t, renders, 5, "watch rendered %d times with nothing edited", renders)
+}
+
+// An edit behind a symlinked -request, -config or templates/overlays
+// wakes the watch: each is watched where its target is too.
+func TestWatchSeesEditsBehindSymlinks(t *testing.T) {
+	for _, tc := range []struct{ name, link, target string }{
+		{"request", "turn.toml", "real/turn.toml"},
+		{"config", "agents.toml", "real/agents.toml"},
+		{"overlays", "pack/templates/overlays", "real/overlays"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "pack", "templates"), 0o755))
+			target := filepath.Join(dir, tc.target)
+			edited := target
+			if tc.name == "overlays" {
+				require.NoError(t, os.MkdirAll(target, 0o755))
+				edited = filepath.Join(target, "mark.toml")
+			} else {
+				require.NoError(t, os.MkdirAll(filepath.Dir(target), 0o755))
+			}
+			require.NoError(t, os.WriteFile(edited, []byte("# one\n"), 0o644))
+			require.NoError(t, os.Symlink(target, filepath.Join(dir, tc.link)))
+
+			changed := make(chan string, 16)
+			w, err := host.NewWatch(func(name string) {
+				select {
+				case changed <- name:
+				default:
+				}
+			})
+			require.NoError(t, err)
+			defer w.Close()
+			c := &common{pack: filepath.Join(dir, "pack")}
+			switch tc.name {
+			case "request":
+				c.request = filepath.Join(dir, tc.link)
+			case "config":
+				c.config = filepath.Join(dir, tc.link)
+			}
+			watchTargets(w, c)
+			require.NoError(t, os.WriteFile(edited, []byte("# two\n"), 0o644))
+			select {
+			case <-changed:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no change was seen for an edit to %s behind the symlink %s", tc.target, tc.link)
+			}
+		})
+	}
 }

@@ -141,13 +141,31 @@ func (sw *Watch) addTree(dir, root string) {
 
 // AddFile watches the file at path through its folder: editors save by
 // renaming a new file into place, which a watch on the file would miss.
-// Other files in that folder do not count.
+// Other files in that folder do not count. A path that is a symlink is
+// watched at its target too, where an edit of the file happens.
 func (sw *Watch) AddFile(path string) {
 	path = filepath.Clean(path)
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
-	sw.files[path] = true
-	sw.addDir(filepath.Dir(path))
+	for _, p := range []string{path, resolved(path)} {
+		if p != "" {
+			sw.files[p] = true
+			sw.addDir(filepath.Dir(p))
+		}
+	}
+}
+
+// resolved is path with its symlinks followed, or "" when it has none or
+// they lead nowhere.
+func resolved(path string) string {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || real == path {
+		return ""
+	}
+	if abs, err := filepath.Abs(real); err == nil {
+		return abs
+	}
+	return ""
 }
 
 func (sw *Watch) addDir(p string) {
