@@ -22,8 +22,10 @@ import (
 // hookRunVar marks the environment of a hook run's processes.
 const hookRunVar = "SYSPROMPT_HOOK_RUN"
 
-// maxReapRounds bounds the rounds: each ends a generation of escapees.
-const maxReapRounds = 16
+// maxReapRounds bounds the rounds: each ends a generation of escapees (a
+// chain of setsid processes takes one round a link), and a round that
+// finds none ends the reaping.
+const maxReapRounds = 256
 
 // subreaper counts the hooks running, across goroutines: the process is
 // a subreaper while any runs.

@@ -7,9 +7,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,4 +51,41 @@ func TestHookReapsItsZombieChild(t *testing.T) {
 	state, ppid, ok := statOf(pid)
 	assert.False(t, ok && ppid == os.Getpid(),
 		"the hook's child %d is still a child of this process (state %c): a zombie never reaped", pid, state)
+}
+
+// A chain of processes, each starting the next in a session of its own,
+// is ended link by link once the hook is done.
+func TestHookEndsALongSetsidChain(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	dir := t.TempDir()
+	script := filepath.Join(dir, "chain.sh")
+	// chain.sh N: start chain.sh N-1 in a session of its own, then sleep;
+	// the last one writes its pid.
+	require.NoError(t, os.WriteFile(script, []byte(`n=$1
+echo $$ >> `+dir+`/all
+if [ "$n" -gt 0 ]; then
+  setsid sh `+script+` $((n-1)) </dev/null >/dev/null 2>&1 &
+else
+  echo $$ > `+dir+`/last.tmp; mv `+dir+`/last.tmp `+dir+`/last
+fi
+exec sleep 300
+`), 0o755))
+	depth := 20 // one link a round
+	command := fmt.Sprintf("setsid sh %s %d </dev/null >/dev/null 2>&1 & while [ ! -s %s/last ]; do sleep 0.01; done; echo '{\"files\": []}'",
+		script, depth, dir)
+	_, err := CommandHook(command, 0)(context.Background(), bootstrap.Event{})
+	require.NoError(t, err)
+	last := readPID(t, filepath.Join(dir, "last"))
+	// Clean up the rest of the chain, by pid, whatever happens.
+	t.Cleanup(func() {
+		b, _ := os.ReadFile(filepath.Join(dir, "all"))
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	assert.True(t, gone(last), "the last of a %d-deep setsid chain (%d) outlived the hook", depth, last)
 }
