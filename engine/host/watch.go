@@ -24,14 +24,17 @@ type Watch struct {
 
 	mu      sync.Mutex
 	watched map[string]bool // folders given to fsnotify
-	trees   map[string]bool // any change under these counts
+	trees   map[string]int  // any change under these counts; the folders each added
 	files   map[string]bool // changes to exactly these count
 }
 
-// Bounds of one Watch.
+// Bounds of one Watch. Each tree has its own share of folders, so that a
+// big one (a workspace holding node_modules/) cannot leave a later one
+// (a skills folder a render reads) unwatched.
 const (
 	maxWatchedTrees = 256
-	maxWatchedDirs  = 4096
+	maxTreeDirs     = 4096
+	maxWatchedDirs  = 16384
 	maxWatchedDepth = 6
 )
 
@@ -44,7 +47,7 @@ func NewWatch(onChange func(name string)) (*Watch, error) {
 		return nil, err
 	}
 	sw := &Watch{w: w, onChange: onChange, done: make(chan struct{}),
-		watched: map[string]bool{}, trees: map[string]bool{}, files: map[string]bool{}}
+		watched: map[string]bool{}, trees: map[string]int{}, files: map[string]bool{}}
 	go sw.loop()
 	return sw, nil
 }
@@ -109,10 +112,12 @@ func (sw *Watch) AddTree(dir string) {
 	dir = filepath.Clean(dir)
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
-	if !sw.trees[dir] && len(sw.trees) >= maxWatchedTrees {
-		return
+	if _, ok := sw.trees[dir]; !ok {
+		if len(sw.trees) >= maxWatchedTrees {
+			return
+		}
+		sw.trees[dir] = 0
 	}
-	sw.trees[dir] = true
 	sw.addDir(filepath.Dir(dir))
 	sw.addTree(dir, dir)
 }
@@ -131,10 +136,12 @@ func (sw *Watch) addTree(dir, root string) {
 			return nil
 		}
 		p = filepath.Clean(p)
-		if strings.Count(p, string(filepath.Separator))-base > maxWatchedDepth || len(sw.watched) >= maxWatchedDirs {
+		if strings.Count(p, string(filepath.Separator))-base > maxWatchedDepth || sw.trees[root] >= maxTreeDirs || len(sw.watched) >= maxWatchedDirs {
 			return filepath.SkipDir
 		}
-		sw.addDir(p)
+		if sw.addDir(p) {
+			sw.trees[root]++
+		}
 		return nil
 	})
 }
@@ -168,16 +175,19 @@ func resolved(path string) string {
 	return ""
 }
 
-func (sw *Watch) addDir(p string) {
+// addDir watches the folder p, and reports whether it was not already.
+func (sw *Watch) addDir(p string) bool {
 	if sw.watched[p] || len(sw.watched) >= maxWatchedDirs {
-		return
+		return false
 	}
 	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
-		return
+		return false
 	}
-	if sw.w.Add(p) == nil {
-		sw.watched[p] = true
+	if sw.w.Add(p) != nil {
+		return false
 	}
+	sw.watched[p] = true
+	return true
 }
 
 // Close stops the watch and waits for its goroutine to end; onChange is

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -115,4 +116,21 @@ func TestATreeThatIsASymlinkIsWatched(t *testing.T) {
 	before = quiet(t, changed)
 	require.NoError(t, os.WriteFile(filepath.Join(other, "sections", "b.md.tmpl"), []byte("y"), 0o644))
 	waitFor(t, func() bool { return changed.Load() > before })
+}
+
+// A tree with more folders than its share (a workspace holding
+// node_modules/) leaves the next tree its own: a skills folder inside it,
+// added as a tree as a render adds the folders it read, is watched.
+func TestATreeDoesNotUseUpAnother(t *testing.T) {
+	ws := t.TempDir()
+	for i := range maxTreeDirs + 10 {
+		require.NoError(t, os.MkdirAll(filepath.Join(ws, "node_modules", fmt.Sprintf("pkg%05d", i)), 0o755))
+	}
+	skill := filepath.Join(ws, "skills", "s")
+	require.NoError(t, os.MkdirAll(skill, 0o755))
+	w, changed := newCountingWatch(t)
+	w.AddTree(ws)
+	w.AddTree(filepath.Join(ws, "skills"))
+	require.NoError(t, os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("x"), 0o644))
+	waitFor(t, func() bool { return changed.Load() > 0 })
 }
