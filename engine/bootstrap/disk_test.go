@@ -253,3 +253,21 @@ func TestNoDailyNotesInPrivateSessions(t *testing.T) {
 		}
 	}
 }
+
+// A file in a private folder is as private under another name: a symlink
+// to a daily note, or a path through a symlink to the folder, is kept out
+// of a shared session, as MEMORY.md is (TestPrivateFileUnderAnotherName).
+func TestPrivateFolderFileUnderAnotherName(t *testing.T) {
+	dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "a", "memory/2026-11-30.md": "DAILY SECRET"})
+	symlinkOrSkip(t, "memory/2026-11-30.md", filepath.Join(dir, "today.md"))
+	require.NoError(t, os.Symlink("memory", filepath.Join(dir, "journal")))
+	for _, target := range []string{"today.md", "journal/2026-11-30.md"} {
+		res, err := loadWithin(t, ws, testOptions(func(o *Options) {
+			o.Shared, o.Replace = true, map[string]string{"SOUL.md": target}
+		}))
+		require.NoError(t, err)
+		for _, f := range res.Files {
+			assert.NotContains(t, f.Content, "DAILY SECRET", "%s -> %s injected into a shared session", f.Name, target)
+		}
+	}
+}

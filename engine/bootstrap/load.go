@@ -138,6 +138,9 @@ type loader struct {
 	remaining int
 	loaded    []loaded // files already taken, for duplicate detection
 	private   []*text  // the private files, when the session may not see them
+	// privateIDs are the files in private folders, by identity: a symlink
+	// or hard link to one (SOUL.md -> memory/2026-11-30.md) is as private.
+	privateIDs []vfs.FileID
 }
 
 type loaded struct {
@@ -158,7 +161,7 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		return l.unavailable(f, c, err)
 	}
 	f.Display = t.display
-	if !c.private && slices.ContainsFunc(l.private, t.sameAs) {
+	if !c.private && (slices.ContainsFunc(l.private, t.sameAs) || slices.ContainsFunc(l.privateIDs, t.id.SameFile)) {
 		c.markPrivate()
 	}
 	f.Private = c.private

@@ -223,6 +223,47 @@ func (p *plan) privateTexts(l *loader) []*text {
 	return out
 }
 
+// folderLister is a Reader that lists folders and states files, as a
+// vfs.Workspace does.
+type folderLister interface {
+	ReadDirN(name string, n int) ([]vfs.Entry, bool, error)
+	Stat(name string) (vfs.FileID, error)
+}
+
+// maxPrivateFolderFiles bounds the files of one private folder stated on
+// each turn of a session that may not see them.
+const maxPrivateFolderFiles = 4096
+
+// privateFolderFiles returns the identities of the files directly in the
+// private folders, where the filesystem has them (a disk: an in-memory
+// one has no links to hide a file behind).
+func (p *plan) privateFolderFiles(ws Reader) []vfs.FileID {
+	fl, ok := ws.(folderLister)
+	if !ok || !p.keepsPrivate() {
+		return nil
+	}
+	var out []vfs.FileID
+	for _, name := range p.opts.Private {
+		dir, ok := strings.CutSuffix(name, "/")
+		if !ok {
+			continue
+		}
+		entries, _, err := fl.ReadDirN(dir, maxPrivateFolderFiles)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.Type != 0 { // files only: a link there leads elsewhere
+				continue
+			}
+			if id, err := fl.Stat(dir + "/" + e.Name); err == nil && id.Ino != 0 {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
 // keepsPrivate reports whether the session must not see private files.
 func (p *plan) keepsPrivate() bool {
 	return p.opts.Shared || p.opts.Session == "subagent" || p.opts.Session == "cron"
