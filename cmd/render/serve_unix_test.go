@@ -201,19 +201,26 @@ func TestServeSeesAnEditInLinkedOverlays(t *testing.T) {
 	require.NotNil(t, first.Result, "%+v", first.Error)
 	require.Contains(t, first.Result.Layers[0].Stable, "MARKER-ONE")
 
-	// An in-place edit, as `>` in a shell or an editor without backup
-	// does: the file keeps its inode, its folder is untouched.
-	f, err := os.OpenFile(overlay, os.O_WRONLY, 0)
+	src, err := os.ReadFile(overlay)
 	require.NoError(t, err)
-	src, _ := os.ReadFile(overlay)
-	_, err = f.WriteAt([]byte(strings.Replace(string(src), "ONE", "TWO", 1)), 0)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
+	rewriteInPlace(t, overlay, strings.Replace(string(src), "ONE", "TWO", 1))
 
 	second := s.ask(t, requestLine("2", req))
 	require.NotNil(t, second.Result, "%+v", second.Error)
 	assert.True(t, strings.Contains(second.Result.Layers[0].Stable, "MARKER-TWO"), "the overlay edited in place is not rendered")
 	assert.Equal(t, 0, s.end(t))
+}
+
+// rewriteInPlace writes text over the start of the file at path, as `>`
+// in a shell or an editor without backup does: the file keeps its inode,
+// and its folder is untouched.
+func rewriteInPlace(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteAt([]byte(text), 0)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
 }
 
 // Past the bound on what a Sources looks at (a sections/ folder that is a
@@ -233,12 +240,7 @@ func TestServeSeesAnEditPastTheSourcesBound(t *testing.T) {
 	require.NotNil(t, first.Result, "%+v", first.Error)
 	require.True(t, strings.Contains(first.Result.Layers[0].Text, "OURS-ONE"))
 
-	section := filepath.Join(pack, "sections", "user_identity.md.tmpl")
-	f, err := os.OpenFile(section, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = f.WriteAt([]byte("+++\nmodes = [\"full\"]\ntier = \"dynamic\"\n+++\nOURS-TWO\n"), 0)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
+	rewriteInPlace(t, filepath.Join(pack, "sections", "user_identity.md.tmpl"), "+++\nmodes = [\"full\"]\ntier = \"dynamic\"\n+++\nOURS-TWO\n")
 
 	second := s.ask(t, requestLine("2", req))
 	require.NotNil(t, second.Result, "%+v", second.Error)
