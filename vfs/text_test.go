@@ -348,3 +348,63 @@ func TestReadTextTrimSpace(t *testing.T) {
 		assert.Equal(t, utf8.RuneCountInString(tc.text), got.RawChars)
 	}
 }
+
+// readCounter counts the bytes read through it.
+type readCounter struct {
+	afero.File
+	read int64
+}
+
+func (c *readCounter) Read(p []byte) (int, error) {
+	n, err := c.File.Read(p)
+	c.read += int64(n)
+	return n, err
+}
+
+// A file longer than maxTextScan is read as its head and its tail, in
+// time that does not grow with it; its middle counts a code point a byte.
+func TestReadTextSkipsTheMiddleOfAHugeFile(t *testing.T) {
+	fsys := afero.NewMemMapFs()
+	size := maxTextScan + 1<<20
+	body := "HEAD é\n" + strings.Repeat("a", size-len("HEAD é\n")-len("\nTAIL")) + "\nTAIL"
+	require.NoError(t, afero.WriteFile(fsys, "big.md", []byte(body), 0o644))
+	keep := Keep{Whole: 1000, Head: 100, Tail: 100}
+	text, err := OpenWorkspace(fsys, "").ReadText("big.md", keep)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(text.Head, "HEAD é\naaa"))
+	assert.True(t, strings.HasSuffix(text.Tail, "aaa\nTAIL"))
+	assert.Equal(t, utf8.RuneCountInString(body), text.RawChars, "the middle is ASCII, counted exactly")
+
+	f, err := fsys.Open("big.md")
+	require.NoError(t, err)
+	defer f.Close()
+	counted := &readCounter{File: f}
+	r, _ := boundedText(counted, int64(size), keep)
+	_, err = readText(r, keep, make([]byte, readBufSize), int64(size))
+	require.NoError(t, err)
+	assert.Less(t, counted.read, int64(64<<10), "bytes read")
+}
+
+// A file that says nothing of its size and never ends (procfs, a FUSE
+// file) is read up to maxTextScan bytes, not forever.
+func TestReadTextStopsOnAnEndlessFile(t *testing.T) {
+	r, skipped := boundedText(endless{}, 0, Keep{Whole: 10, Head: 5, Tail: 5})
+	require.Zero(t, skipped)
+	text, err := readText(r, Keep{Whole: 10, Head: 5, Tail: 5}, make([]byte, readBufSize), 0)
+	require.NoError(t, err)
+	assert.Equal(t, maxTextScan, text.RawChars)
+	assert.Equal(t, "aaaaa", text.Tail)
+}
+
+// endless reads as "a" for ever, as a handle.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
+}
+func (endless) Close() error                       { return nil }
+func (endless) Stat() (os.FileInfo, error)         { return nil, nil }
+func (endless) Readdir(int) ([]os.FileInfo, error) { return nil, nil }

@@ -463,6 +463,12 @@ func (w *Workspace) ReadFile(name string, maxBytes int64) ([]byte, FileID, error
 // *RefusedError for a refused path, errors.Is(err, ErrIsDir) for a
 // directory, errors.Is(err, ErrNotRegular) for a pipe, socket or device,
 // otherwise an error naming the file.
+//
+// A file is read whole up to maxTextScan bytes. Past that, a file whose
+// size is known is read as its head and its tail, and the bytes between
+// count as one code point each in RawChars (exact for ASCII, more than
+// the text holds otherwise); a file that says nothing of its size (0 from
+// procfs, say) is read no further, and RawChars counts what was read.
 func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
 	f, id, err := w.open(name, false)
 	if err != nil {
@@ -471,12 +477,57 @@ func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
 	defer f.Close()
 	// A small file gets a small buffer; a size of 0 may be a lie (procfs).
 	buf := make([]byte, min(readBufSize, max(id.Size, 512)+utf8.UTFMax))
-	t, err := readText(f, keep, buf, id.Size)
+	r, skipped := boundedText(f, id.Size, keep)
+	t, err := readText(r, keep, buf, id.Size)
 	if err != nil {
 		return Text{}, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
 	}
+	if skipped > 0 && t.RawChars > 0 {
+		t.RawChars += int(skipped)
+	}
 	t.ID = id
 	return t, nil
+}
+
+// maxTextScan bounds the bytes ReadText reads of one file: a few tens of
+// milliseconds of reading, far past any budget a prompt can print.
+const maxTextScan = 64 << 20
+
+// boundedText returns what ReadText reads of f, a file of size bytes,
+// and how many bytes in its middle that skips.
+func boundedText(f handle, size int64, keep Keep) (io.Reader, int64) {
+	// Enough bytes for the code points kept at either end, and one
+	// sequence cut at the jump.
+	head := int64(max(keep.Head, keep.Whole)+1) * utf8.UTFMax
+	tail := int64(keep.Tail+1) * utf8.UTFMax
+	seeker, ok := f.(io.ReadSeeker)
+	if !ok || size <= maxTextScan || head+tail >= size {
+		return io.LimitReader(f, maxTextScan), 0
+	}
+	return &skipMiddle{f: seeker, head: head, jumpTo: size - tail}, size - head - tail
+}
+
+// skipMiddle reads its file's first head bytes, then from jumpTo on.
+type skipMiddle struct {
+	f      io.ReadSeeker
+	head   int64
+	jumpTo int64
+	jumped bool
+}
+
+func (s *skipMiddle) Read(p []byte) (int, error) {
+	if !s.jumped {
+		if s.head > 0 {
+			n, err := s.f.Read(p[:min(int64(len(p)), s.head)])
+			s.head -= int64(n)
+			return n, err
+		}
+		if _, err := s.f.Seek(s.jumpTo, io.SeekStart); err != nil {
+			return 0, err
+		}
+		s.jumped = true
+	}
+	return s.f.Read(p)
 }
 
 // readEntries lists up to limit entries of an open directory, in batches
