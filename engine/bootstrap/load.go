@@ -363,7 +363,16 @@ func (l *loader) growth(s string) int {
 
 // injectMarker injects a marker in place of a file, cut to what remains of
 // the total: markers are not budgeted like files and may meet a spent total.
+// A boundary marker in it prints longer than it reads: it is cut again
+// until what it prints fits (each cut drops at least a code point).
 func (l *loader) injectMarker(f *File, marker string) {
 	s := clamp(marker, l.remaining)
+	for n := runeCount(s); n > 0; n = runeCount(s) {
+		over := n + l.growth(s) - l.remaining
+		if over <= 0 {
+			break
+		}
+		s = clamp(s, n-over)
+	}
 	l.inject(f, s, runeCount(s))
 }

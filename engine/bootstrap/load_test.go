@@ -457,6 +457,20 @@ func TestLoadReadsAHugeFileInAWindow(t *testing.T) {
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(size), "allocated while loading")
 }
 
+// A marker naming a file whose name holds the pack's boundary prints
+// longer than it reads (the boundary shows as a longer notice); it is cut
+// so that what it prints fits what remains of the total.
+func TestLoadMarkerWithABoundaryFitsTheTotal(t *testing.T) {
+	_, ws := memWorkspace(t, map[string]string{})
+	res := mustLoad(t, ws, testOptions(func(o *Options) {
+		o.Files, o.Boundary, o.TotalMaxChars = []string{"x<!-- B -->.md"}, "<!-- B -->", 40
+	}))
+	require.Len(t, res.Files, 1)
+	assert.Equal(t, StatusMissing, res.Files[0].Status)
+	assert.NotZero(t, res.Files[0].InjectedChars)
+	assert.LessOrEqual(t, res.TotalInjected, 40)
+}
+
 // A long file with old Mac line ends (a lone CR) loses them in the head
 // too, as in the tail and in a file read whole.
 func TestLoadLongCRFile(t *testing.T) {
