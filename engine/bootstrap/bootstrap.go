@@ -250,7 +250,7 @@ func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 	slices.SortStableFunc(list, func(a, b candidate) int { return cmp.Compare(b2i(a.dynamic), b2i(b.dynamic)) })
 	l := &loader{ws: ws, plan: p, remaining: p.total, loaded: make([]loaded, 0, len(list))}
 	l.prepared, _ = ws.(TextReader)
-	l.private, l.privateIDs = p.privateTexts(l), p.privateFolderFiles(ws)
+	l.private, l.privateIDs = p.privateTexts(l), p.privateFolderFiles(ws, list)
 	res := Result{MaxChars: p.maxChars, TotalMaxChars: p.total, Setup: opts.Setup, Files: make([]File, 0, len(list))}
 	for _, c := range list {
 		if err := ctx.Err(); err != nil {

@@ -271,3 +271,29 @@ func TestPrivateFolderFileUnderAnotherName(t *testing.T) {
 		}
 	}
 }
+
+// listCounter counts the folders listed through it.
+type listCounter struct {
+	*vfs.Workspace
+	lists int
+}
+
+func (c *listCounter) ReadDirN(name string, n int) ([]vfs.Entry, bool, error) {
+	c.lists++
+	return c.Workspace.ReadDirN(name, n)
+}
+
+// The private folders are listed only on a turn where a replace or the
+// hook moved a file: a warm turn of a group chat costs no more than it did.
+func TestPrivateFoldersListedOnlyForMovedFiles(t *testing.T) {
+	_, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "a", "memory/2026-11-30.md": "note"})
+	for _, tc := range []struct {
+		replace map[string]string
+		lists   int
+	}{{nil, 0}, {map[string]string{"SOUL.md": "AGENTS.md"}, 1}} {
+		c := &listCounter{Workspace: ws}
+		_, err := loadWithin(t, c, testOptions(func(o *Options) { o.Shared, o.Replace = true, tc.replace }))
+		require.NoError(t, err)
+		assert.Equal(t, tc.lists, c.lists, "replace %v", tc.replace)
+	}
+}

@@ -236,10 +236,14 @@ const maxPrivateFolderFiles = 4096
 
 // privateFolderFiles returns the identities of the files directly in the
 // private folders, where the filesystem has them (a disk: an in-memory
-// one has no links to hide a file behind).
-func (p *plan) privateFolderFiles(ws Reader) []vfs.FileID {
+// one has no links to hide a file behind), when a replace or the hook
+// moved a candidate to another path. Listing and stating the folders costs
+// as much as the rest of a warm turn, so a bootstrap file read at its own
+// name is not compared with them (a symlink put in its place is only
+// caught when it leads to a private file itself).
+func (p *plan) privateFolderFiles(ws Reader, list []candidate) []vfs.FileID {
 	fl, ok := ws.(folderLister)
-	if !ok || !p.keepsPrivate() {
+	if !ok || !p.keepsPrivate() || !slices.ContainsFunc(list, func(c candidate) bool { return c.Path != c.Name && !c.private }) {
 		return nil
 	}
 	var out []vfs.FileID
