@@ -363,24 +363,25 @@ func (c *readCounter) Read(p []byte) (int, error) {
 
 // A file longer than maxTextScan is read as its head and its tail, in
 // time that does not grow with it; its middle counts a code point a byte.
+// Trailing white space is dropped from a tail read on its own too.
 func TestReadTextSkipsTheMiddleOfAHugeFile(t *testing.T) {
 	fsys := afero.NewMemMapFs()
 	size := maxTextScan + 1<<20
-	body := "HEAD é\n" + strings.Repeat("a", size-len("HEAD é\n")-len("\nTAIL")) + "\nTAIL"
+	body := "HEAD é\n" + strings.Repeat("a", size-len("HEAD é\n")-len("\nTAIL")-1000-100) + strings.Repeat("z", 1000) + "\nTAIL" + strings.Repeat(" ", 100)
 	require.NoError(t, afero.WriteFile(fsys, "big.md", []byte(body), 0o644))
-	keep := Keep{Whole: 1000, Head: 100, Tail: 100}
+	keep := Keep{Whole: 1000, Head: 100, Tail: 100, TrimSpace: true}
 	text, err := OpenWorkspace(fsys, "").ReadText("big.md", keep)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(text.Head, "HEAD é\naaa"))
-	assert.True(t, strings.HasSuffix(text.Tail, "aaa\nTAIL"))
+	assert.Equal(t, strings.Repeat("z", 95)+"\nTAIL", text.Tail)
+	assert.Equal(t, 100, text.TrailingSpace)
 	assert.Equal(t, utf8.RuneCountInString(body), text.RawChars, "the middle is ASCII, counted exactly")
 
 	f, err := fsys.Open("big.md")
 	require.NoError(t, err)
 	defer f.Close()
 	counted := &readCounter{File: f}
-	r, _ := boundedText(counted, int64(size), keep)
-	_, err = readText(r, keep, make([]byte, readBufSize), int64(size))
+	_, err = readEnds(counted, keep, make([]byte, readBufSize), int64(size))
 	require.NoError(t, err)
 	assert.Less(t, counted.read, int64(64<<10), "bytes read")
 }
@@ -388,16 +389,27 @@ func TestReadTextSkipsTheMiddleOfAHugeFile(t *testing.T) {
 // A file that says nothing of its size and never ends (procfs, a FUSE
 // file) is read up to maxTextScan bytes, not forever.
 func TestReadTextStopsOnAnEndlessFile(t *testing.T) {
-	r, skipped := boundedText(endless{}, 0, Keep{Whole: 10, Head: 5, Tail: 5})
-	require.Zero(t, skipped)
-	text, err := readText(r, Keep{Whole: 10, Head: 5, Tail: 5}, make([]byte, readBufSize), 0)
+	fsys := endlessFs{afero.NewMemMapFs()}
+	require.NoError(t, afero.WriteFile(fsys, "endless", nil, 0o644))
+	text, err := OpenWorkspace(fsys, "").ReadText("endless", Keep{Whole: 10, Head: 5, Tail: 5})
 	require.NoError(t, err)
 	assert.Equal(t, maxTextScan, text.RawChars)
 	assert.Equal(t, "aaaaa", text.Tail)
 }
 
-// endless reads as "a" for ever, as a handle.
-type endless struct{}
+// endlessFs opens every file as one that reads "a" for ever, whatever
+// size it reports.
+type endlessFs struct{ afero.Fs }
+
+func (e endlessFs) Open(name string) (afero.File, error) {
+	f, err := e.Fs.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return endless{f}, nil
+}
+
+type endless struct{ afero.File }
 
 func (endless) Read(p []byte) (int, error) {
 	for i := range p {
@@ -405,6 +417,3 @@ func (endless) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
-func (endless) Close() error                       { return nil }
-func (endless) Stat() (os.FileInfo, error)         { return nil, nil }
-func (endless) Readdir(int) ([]os.FileInfo, error) { return nil, nil }

@@ -477,13 +477,14 @@ func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
 	defer f.Close()
 	// A small file gets a small buffer; a size of 0 may be a lie (procfs).
 	buf := make([]byte, min(readBufSize, max(id.Size, 512)+utf8.UTFMax))
-	r, skipped := boundedText(f, id.Size, keep)
-	t, err := readText(r, keep, buf, id.Size)
+	var t Text
+	if seeker, ok := f.(io.ReadSeeker); ok && id.Size > maxTextScan {
+		t, err = readEnds(seeker, keep, buf, id.Size)
+	} else {
+		t, err = readText(io.LimitReader(f, maxTextScan), keep, buf, id.Size)
+	}
 	if err != nil {
 		return Text{}, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
-	}
-	if skipped > 0 && t.RawChars > 0 {
-		t.RawChars += int(skipped)
 	}
 	t.ID = id
 	return t, nil
@@ -493,41 +494,33 @@ func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
 // milliseconds of reading, far past any budget a prompt can print.
 const maxTextScan = 64 << 20
 
-// boundedText returns what ReadText reads of f, a file of size bytes,
-// and how many bytes in its middle that skips.
-func boundedText(f handle, size int64, keep Keep) (io.Reader, int64) {
-	// Enough bytes for the code points kept at either end, and one
-	// sequence cut at the jump.
-	head := int64(max(keep.Head, keep.Whole)+1) * utf8.UTFMax
-	tail := int64(keep.Tail+1) * utf8.UTFMax
-	seeker, ok := f.(io.ReadSeeker)
-	if !ok || size <= maxTextScan || head+tail >= size {
-		return io.LimitReader(f, maxTextScan), 0
+// readEnds reads a file of size bytes, too long to read whole, as its
+// head and its tail, each read on its own: the bytes the code points kept
+// at that end can take, and one sequence cut where the read starts or
+// stops. The bytes between count as a code point each. A tail of nothing
+// but white space longer than that read comes back empty, its white space
+// counted as far as it was read.
+func readEnds(f io.ReadSeeker, keep Keep, buf []byte, size int64) (Text, error) {
+	headBytes := int64(keep.Head+1) * utf8.UTFMax
+	tailBytes := int64(keep.Tail+1) * utf8.UTFMax
+	if headBytes+tailBytes >= size {
+		return readText(io.LimitReader(f, maxTextScan), keep, buf, size)
 	}
-	return &skipMiddle{f: seeker, head: head, jumpTo: size - tail}, size - head - tail
-}
-
-// skipMiddle reads its file's first head bytes, then from jumpTo on.
-type skipMiddle struct {
-	f      io.ReadSeeker
-	head   int64
-	jumpTo int64
-	jumped bool
-}
-
-func (s *skipMiddle) Read(p []byte) (int, error) {
-	if !s.jumped {
-		if s.head > 0 {
-			n, err := s.f.Read(p[:min(int64(len(p)), s.head)])
-			s.head -= int64(n)
-			return n, err
-		}
-		if _, err := s.f.Seek(s.jumpTo, io.SeekStart); err != nil {
-			return 0, err
-		}
-		s.jumped = true
+	head, err := readText(io.LimitReader(f, headBytes), Keep{Head: keep.Head}, buf, headBytes)
+	if err != nil || head.Binary {
+		return head, err
 	}
-	return s.f.Read(p)
+	if _, err := f.Seek(size-tailBytes, io.SeekStart); err != nil {
+		return Text{}, err
+	}
+	tail, err := readText(io.LimitReader(f, tailBytes), Keep{Tail: keep.Tail, TrimSpace: keep.TrimSpace}, buf, tailBytes)
+	if err != nil || tail.Binary {
+		return tail, err
+	}
+	return Text{
+		RawChars: head.RawChars + int(size-headBytes-tailBytes) + tail.RawChars,
+		Head:     head.Head, Tail: tail.Tail, TrailingSpace: tail.TrailingSpace,
+	}, nil
 }
 
 // readEntries lists up to limit entries of an open directory, in batches
