@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -14,22 +15,14 @@ import (
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
-// maxWindowChars is the largest per-file budget a read window follows.
-const maxWindowChars = 1 << 20
-
 // readWindow is how much of a file is read for a per-file budget of
 // maxChars. Files are normalised after reading (CRLF to LF, trailing white
 // space trimmed), which can halve a count, so the window is twice the
 // largest cut plus slack: any file up to 2*maxChars+64 code points is read
 // whole and counted exactly, and a longer one still yields enough head and
 // tail for its cut.
-//
-// The window stops growing at maxWindowChars: a per-file budget past it
-// (bootstrapMaxChars is only held positive) would otherwise read a huge
-// file whole, at ten times its size in memory, for a text no section can
-// print (one section prints at most a mebibyte by default).
 func readWindow(maxChars int) vfs.Keep {
-	maxChars = min(maxChars, maxWindowChars)
+	maxChars = min(maxChars, math.MaxInt/4) // keep the sums below from overflowing
 	head, tail := maxKept(maxChars)
 	return vfs.Keep{Whole: 2*maxChars + minStart, Head: 2 * head, Tail: 2*tail + minStart, TrimSpace: true}
 }
