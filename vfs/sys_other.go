@@ -12,7 +12,3 @@ func openFlags(bool) int { return os.O_RDONLY }
 // sysID leaves device, inode and change time zero: FileIDs then compare
 // size, modification time and mode only.
 func sysID(fs.FileInfo, *FileID) {}
-
-// fromDisk reports whether fi describes a file on the real disk; only an
-// *os.File handle says so here.
-func fromDisk(fs.FileInfo) bool { return false }
