@@ -82,6 +82,9 @@ func (sw *Watch) event(ev fsnotify.Event) bool {
 		for p := range sw.watched {
 			if p == ev.Name || strings.HasPrefix(p, ev.Name+string(filepath.Separator)) {
 				delete(sw.watched, p)
+				if root := sw.treeOf(p); sw.trees[root] > 0 {
+					sw.trees[root]-- // its share is free again
+				}
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/require"
 )
 
@@ -133,4 +134,27 @@ func TestATreeDoesNotUseUpAnother(t *testing.T) {
 	w.AddTree(filepath.Join(ws, "skills"))
 	require.NoError(t, os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("x"), 0o644))
 	waitFor(t, func() bool { return changed.Load() > 0 })
+}
+
+// A folder removed from a tree frees its share: a tree whose folders come
+// and go (build output, temp folders) still watches a folder made later.
+func TestARemovedFolderFreesItsShare(t *testing.T) {
+	root := t.TempDir()
+	sw, err := NewWatch(func(string) {})
+	require.NoError(t, err)
+	defer sw.Close()
+	sw.AddTree(root)
+	for i := range maxTreeDirs + 10 {
+		d := filepath.Join(root, fmt.Sprintf("tmp%d", i))
+		require.NoError(t, os.Mkdir(d, 0o755))
+		sw.event(fsnotify.Event{Name: d, Op: fsnotify.Create})
+		require.NoError(t, os.Remove(d))
+		sw.event(fsnotify.Event{Name: d, Op: fsnotify.Remove})
+	}
+	skill := filepath.Join(root, "new-skill")
+	require.NoError(t, os.Mkdir(skill, 0o755))
+	sw.event(fsnotify.Event{Name: skill, Op: fsnotify.Create})
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	require.True(t, sw.watched[skill], "a folder made after the churn is watched")
 }

@@ -374,10 +374,11 @@ func slowJSON(src []byte, v any) error {
 // surrogate escape, which encoding/json turns into U+FFFD, or any
 // mistake) is decoded again from a zero v the slow way, which accepts or
 // words and places the error. An interface to fill keeps the slow way,
-// whose numbers keep their text.
+// whose numbers keep their text, and so does a value already filled in,
+// which jsonv2 would treat otherwise (a null clears a field there).
 func fastJSON(src []byte, v any) bool {
 	rv := reflect.ValueOf(v)
-	if _, ok := v.(*any); ok || rv.Kind() != reflect.Pointer || rv.IsNil() {
+	if _, ok := v.(*any); ok || rv.Kind() != reflect.Pointer || rv.IsNil() || !rv.Elem().IsZero() {
 		return false
 	}
 	if jsonv2.Unmarshal(src, v, jsonv2.RejectUnknownMembers(true)) == nil {

@@ -254,3 +254,17 @@ func TestTOMLRefusesAValueThatIsNotATableForAMap(t *testing.T) {
 	assert.Equal(t, map[string]string{"a": "b"}, d.Aliases)
 	assert.Equal(t, map[string]any{"z": int64(1)}, d.Tools[1].Schema)
 }
+
+// A value already filled in is decoded as encoding/json decodes into it:
+// a null leaves a field as it was, and a mistake keeps what came before.
+func TestJSONIntoAFilledValue(t *testing.T) {
+	type doc struct {
+		A string   `json:"a"`
+		L []string `json:"l"`
+	}
+	v := doc{A: "keep", L: []string{"x"}}
+	require.NoError(t, JSON([]byte(`{"a": null}`), &v))
+	assert.Equal(t, doc{A: "keep", L: []string{"x"}}, v)
+	require.Error(t, JSON([]byte(`{"a": 1}`), &v))
+	assert.Equal(t, []string{"x"}, v.L)
+}
