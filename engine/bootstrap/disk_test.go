@@ -258,10 +258,12 @@ func TestNoDailyNotesInPrivateSessions(t *testing.T) {
 // to a daily note, or a path through a symlink to the folder, is kept out
 // of a shared session, as MEMORY.md is (TestPrivateFileUnderAnotherName).
 func TestPrivateFolderFileUnderAnotherName(t *testing.T) {
-	dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "a", "memory/2026-11-30.md": "DAILY SECRET"})
+	dir, ws := diskWorkspace(t, map[string]string{"AGENTS.md": "a", "memory/2026-11-30.md": "DAILY SECRET",
+		"memory/2026/11-29.md": "DAILY SECRET, filed"})
 	symlinkOrSkip(t, "memory/2026-11-30.md", filepath.Join(dir, "today.md"))
+	require.NoError(t, os.Symlink("memory/2026/11-29.md", filepath.Join(dir, "yesterday.md")))
 	require.NoError(t, os.Symlink("memory", filepath.Join(dir, "journal")))
-	for _, target := range []string{"today.md", "journal/2026-11-30.md"} {
+	for _, target := range []string{"today.md", "journal/2026-11-30.md", "yesterday.md", "journal/2026/11-29.md"} {
 		res, err := loadWithin(t, ws, testOptions(func(o *Options) {
 			o.Shared, o.Replace = true, map[string]string{"SOUL.md": target}
 		}))

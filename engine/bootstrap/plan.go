@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -230,12 +231,15 @@ type folderLister interface {
 	Stat(name string) (vfs.FileID, error)
 }
 
-// maxPrivateFolderFiles bounds the files of one private folder stated on
-// each turn of a session that may not see them.
-const maxPrivateFolderFiles = 4096
+// maxPrivateFolderFiles bounds the entries of the private folders looked
+// at on a turn, and maxPrivateFolderDepth how deep below them.
+const (
+	maxPrivateFolderFiles = 4096
+	maxPrivateFolderDepth = 8
+)
 
-// privateFolderFiles returns the identities of the files directly in the
-// private folders, where the filesystem has them (a disk: an in-memory
+// privateFolderFiles returns the identities of the files in the private
+// folders and the folders below them, where the filesystem has them (a disk: an in-memory
 // one has no links to hide a file behind), when a replace or the hook
 // moved a candidate to another path. Listing and stating the folders costs
 // as much as the rest of a warm turn, so a bootstrap file read at its own
@@ -247,22 +251,28 @@ func (p *plan) privateFolderFiles(ws Reader, list []candidate) []vfs.FileID {
 		return nil
 	}
 	var out []vfs.FileID
-	for _, name := range p.opts.Private {
-		dir, ok := strings.CutSuffix(name, "/")
-		if !ok {
-			continue
-		}
-		entries, _, err := fl.ReadDirN(dir, maxPrivateFolderFiles)
+	budget := maxPrivateFolderFiles // entries looked at, in all
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, _, err := fl.ReadDirN(dir, budget)
 		if err != nil {
-			continue
+			return
 		}
+		budget -= len(entries)
 		for _, e := range entries {
-			if e.Type != 0 { // files only: a link there leads elsewhere
-				continue
+			switch {
+			case e.Type == fs.ModeDir && depth < maxPrivateFolderDepth && budget > 0:
+				walk(dir+"/"+e.Name, depth+1)
+			case e.Type == 0: // a file; a link there leads elsewhere
+				if id, err := fl.Stat(dir + "/" + e.Name); err == nil && id.Ino != 0 {
+					out = append(out, id)
+				}
 			}
-			if id, err := fl.Stat(dir + "/" + e.Name); err == nil && id.Ino != 0 {
-				out = append(out, id)
-			}
+		}
+	}
+	for _, name := range p.opts.Private {
+		if dir, ok := strings.CutSuffix(name, "/"); ok && budget > 0 {
+			walk(dir, 0)
 		}
 	}
 	return out

@@ -94,6 +94,12 @@ func NewFileStore(fsys afero.Fs, path string, warn func(error)) *FileStore {
 		// that use it, behind. The lock goes beside the real file too.
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			path = real
+		} else if target, err := os.Readlink(path); err == nil {
+			// A link to a state file not made yet: the first write makes it.
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(path), target)
+			}
+			path = target
 		}
 	}
 	return &FileStore{

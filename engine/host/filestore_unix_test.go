@@ -37,3 +37,19 @@ func TestFileStoreWritesThroughASymlink(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, seen, "what was remembered through the link is not in the real state file")
 }
+
+// A symlink to a state file not made yet is written through too: the
+// first write makes the file the link leads to.
+func TestFileStoreWritesThroughADanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "shared"), 0o755))
+	link := filepath.Join(dir, "state.json")
+	require.NoError(t, os.Symlink(filepath.Join("shared", "state.json"), link))
+	require.NoError(t, NewFileStore(afero.NewOsFs(), link, nil).Remember(context.Background(), "new"))
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "the link stays")
+	seen, err := NewFileStore(afero.NewOsFs(), filepath.Join(dir, "shared", "state.json"), nil).Seen(context.Background(), "new")
+	require.NoError(t, err)
+	assert.True(t, seen)
+}
