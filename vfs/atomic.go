@@ -2,7 +2,6 @@ package vfs
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -13,36 +12,24 @@ import (
 	"github.com/spf13/afero"
 )
 
-// WriteFileAtomic replaces the file name on fsys with data, as
-// [WriteAtomic] does.
-func WriteFileAtomic(fsys afero.Fs, name string, data []byte, perm fs.FileMode) error {
-	return WriteAtomic(fsys, name, perm, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// WriteAtomic replaces the file name on fsys with what write writes, so
-// that a reader sees the old content or the new, never a mix, and a failed
-// write leaves name as it was.
+// WriteFileAtomic replaces the file name on fsys with data, so that a
+// reader sees the old content or the new, never a mix, and a failed write
+// leaves name as it was.
 //
-// write writes to a new hidden file beside name (".<base>.<random>.tmp",
-// in the same directory so that the rename stays on one filesystem),
-// which has name's permission bits if name is a regular file, else perm
-// less the umask, as [os.WriteFile] creates a file. Once write returns
-// nil, the file is synced to disk unless fsys does not support that (so a
-// crash leaves the old file or the new one, never an empty one), closed,
-// and renamed over name. On any error, or a panic in write, it is removed.
+// data goes to a new hidden file beside name (".<base>.<random>.tmp", in
+// the same directory so that the rename stays on one filesystem), which
+// has name's permission bits if name is a regular file, else perm less the
+// umask, as [os.WriteFile] creates a file. It is synced to disk unless fsys
+// does not support that (so a crash leaves the old file or the new one,
+// never an empty one), closed, and renamed over name. On any error it is
+// removed.
 //
 // name itself is replaced: a symlink there becomes a regular file (resolve
 // it first to write through it), and a directory is refused with
-// [syscall.EISDIR].
-//
-// A filesystem error is an *[fs.PathError] with Op "write" and Path name,
-// even when the temporary file failed: its name means nothing to the
-// caller. That includes errors from the io.Writer given to write; an error
-// of write's own is returned as it is.
-func WriteAtomic(fsys afero.Fs, name string, perm fs.FileMode, write func(io.Writer) error) error {
+// [syscall.EISDIR]. An error is an *[fs.PathError] with Op "write" and
+// Path name, even when the temporary file failed: its name means nothing
+// to the caller.
+func WriteFileAtomic(fsys afero.Fs, name string, data []byte, perm fs.FileMode) error {
 	fail := func(err error) error {
 		return &fs.PathError{Op: "write", Path: name, Err: cause(err)}
 	}
@@ -79,8 +66,8 @@ func WriteAtomic(fsys afero.Fs, name string, perm fs.FileMode, write func(io.Wri
 			return fail(err)
 		}
 	}
-	if err := write(targetWriter{tmp, fail}); err != nil {
-		return err
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		return fail(err)
@@ -118,19 +105,4 @@ func cause(err error) error {
 		return le.Err
 	}
 	return err
-}
-
-// targetWriter is the temporary file as write sees it: its errors name
-// the target.
-type targetWriter struct {
-	f    afero.File
-	fail func(error) error
-}
-
-func (w targetWriter) Write(p []byte) (int, error) {
-	n, err := w.f.Write(p)
-	if err != nil {
-		err = w.fail(err)
-	}
-	return n, err
 }

@@ -3,7 +3,6 @@ package vfs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -84,39 +83,6 @@ func TestWriteAtomicNewFileOnDisk(t *testing.T) {
 	info, err := os.Stat(name)
 	require.NoError(t, err)
 	assert.Equal(t, fs.FileMode(0o600), info.Mode().Perm())
-}
-
-func TestWriteAtomicFailingWrite(t *testing.T) {
-	errRender := errors.New("render failed")
-	failing := func(w io.Writer) error {
-		_, _ = io.WriteString(w, "half a prompt")
-		return errRender
-	}
-	fsys := afero.NewMemMapFs()
-	require.NoError(t, fsys.Mkdir("d", 0o755))
-
-	err := WriteAtomic(fsys, "d/new.md", 0o644, failing)
-	assert.Same(t, errRender, err, "write's own error comes back as it is")
-	assert.Empty(t, dirNames(t, fsys, "d"), "no target, no temporary file")
-
-	require.NoError(t, afero.WriteFile(fsys, "d/old.md", []byte("old\n"), 0o644))
-	assert.ErrorIs(t, WriteAtomic(fsys, "d/old.md", 0o644, failing), errRender)
-	got, err := afero.ReadFile(fsys, "d/old.md")
-	require.NoError(t, err)
-	assert.Equal(t, "old\n", string(got))
-	assert.Equal(t, []string{"old.md"}, dirNames(t, fsys, "d"))
-}
-
-func TestWriteAtomicPanickingWrite(t *testing.T) {
-	fsys := afero.NewMemMapFs()
-	require.NoError(t, fsys.Mkdir("d", 0o755))
-	assert.PanicsWithValue(t, "boom", func() {
-		_ = WriteAtomic(fsys, "d/out.md", 0o644, func(w io.Writer) error {
-			_, _ = io.WriteString(w, "partial")
-			panic("boom")
-		})
-	})
-	assert.Empty(t, dirNames(t, fsys, "d"))
 }
 
 func TestWriteAtomicReadOnly(t *testing.T) {

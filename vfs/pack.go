@@ -297,17 +297,22 @@ func checkEjectTarget(dst afero.Fs, dir string) (bool, error) {
 	return true, nil
 }
 
-// copyFiles copies the named files of src under root, or all of them.
+// copyFiles copies the named files of src under root, or all its
+// regular files (a pack holds no empty folder, nor anything else).
 func copyFiles(src fs.FS, dst afero.Fs, root string, files []string) error {
 	if len(files) == 0 {
-		return copyTree(src, dst, root)
-	}
-	seen := map[string]bool{}
-	for _, name := range files {
-		if seen[name] {
-			continue
+		err := fs.WalkDir(src, ".", func(name string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				files = append(files, name)
+			}
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		seen[name] = true
+	}
+	files = slices.Compact(slices.Sorted(slices.Values(files)))
+	for _, name := range files {
 		target := path.Join(root, name)
 		if err := dst.MkdirAll(path.Dir(target), 0o755); err != nil {
 			return err
@@ -317,26 +322,6 @@ func copyFiles(src fs.FS, dst afero.Fs, root string, files []string) error {
 		}
 	}
 	return nil
-}
-
-func copyTree(src fs.FS, dst afero.Fs, root string) error {
-	return fs.WalkDir(src, ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := path.Join(root, name)
-		switch {
-		case d.IsDir():
-			if name == "." {
-				return nil
-			}
-			return dst.Mkdir(target, 0o755)
-		case d.Type().IsRegular():
-			return copyFile(src, name, dst, target)
-		default:
-			return nil // symlinks, devices: not part of a pack
-		}
-	})
 }
 
 func copyFile(src fs.FS, name string, dst afero.Fs, target string) error {

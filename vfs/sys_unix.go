@@ -28,9 +28,3 @@ func sysID(fi fs.FileInfo, id *FileID) {
 	sec, nsec := statCtime(st)
 	id.ChangeTime = sec*1e9 + nsec
 }
-
-// fromDisk reports whether fi describes a file on the real disk.
-func fromDisk(fi fs.FileInfo) bool {
-	_, ok := fi.Sys().(*syscall.Stat_t)
-	return ok
-}

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -18,27 +20,20 @@ import (
 	"github.com/spf13/afero"
 )
 
-// Workspace is the one way the engine reads a directory it does not own:
-// an agent workspace, a skills root. Every name it takes is relative to
-// the root and goes through Clean; no read ever leaves the root, at any
-// path component, and a file is read only from the handle that was
-// checked to be a regular file, so a FIFO, a socket or a device is
-// refused without blocking.
+// Workspace is the one way the engine reads a directory it does not own
+// (an agent workspace, a skills root). Every name is relative to the root
+// and goes through Clean; no read leaves the root at any component, and a
+// file is read only from the handle checked to be a regular file, so a
+// FIFO, a socket or a device is refused without blocking. Symlinks inside
+// the root are followed; one that points out of it, or to an absolute
+// target at all (the root may have several absolute names), is refused.
 //
-// On the real disk (OS, or an *afero.OsFs) the root is an [os.Root]:
-// the kernel resolves every component relative to the root's open
-// descriptor, so a file swapped for a symlink between two calls cannot
-// lead a read outside. On Linux a name without a slash is stat'ed and
-// opened with one *at call on the folder's descriptor that refuses a
-// final symlink; a symlink goes through the os.Root. Symlinks inside the root are followed; any that
-// points out of it, absolutely or with "..", is refused, and so is an
-// absolute target even when it names a place inside (the root may be
-// reached under several absolute names).
-//
-// On other afero filesystems (MemMapFs in tests, an embedder's own),
-// symlinks are resolved component by component in Go where the
-// filesystem reports them; the check and the open are then two calls,
-// which only the OS backend can make atomic.
+// On the real disk (OS, or an *afero.OsFs) the kernel resolves each name
+// from the folder's open descriptor: an [os.Root], or on Linux, for a
+// name without a slash, one *at call that refuses a final symlink. So a
+// file swapped for a symlink between two calls cannot lead a read out.
+// On other afero filesystems symlinks are resolved in Go where the
+// filesystem reports them, the check and the open being two calls.
 //
 // A Workspace is safe for concurrent use if its filesystem is. Close it
 // when done: the OS backend holds a directory descriptor.
@@ -70,19 +65,13 @@ type Workspace struct {
 func OS() afero.Fs { return osFS{Fs: afero.NewReadOnlyFs(afero.NewOsFs())} }
 
 // OSAt is [OS] for a workspace whose files are read from one folder while
-// the agent knows it by another path, the one its own host has (a
-// checkout of an agent's workspace, a mount, a copy on a build machine):
-// every workspace [OpenWorkspace] opens on it reads the folder dir, with
-// the same os.Root backend as OS, whatever root it is given, and that
-// root is only what [Workspace.Root] and [Workspace.Display] show. So the
-// prompt depends on the path the agent knows, not on where the files
-// happen to be. An empty dir is the current folder.
-//
-// Only workspaces are pinned to dir: as an afero.Fs it is the whole disk,
-// read-only, like OS. The engine opens a workspace only when the request
-// or the config names a workspace path, so OSAt given to an engine with
-// neither reads nothing; the render CLI, which uses OSAt for -workspace,
-// always fills one in.
+// the agent knows it by another path (a checkout, a mount, a copy on a
+// build machine): every workspace [OpenWorkspace] opens on it reads the
+// folder dir, with OS's backend, and the root it is given is only what
+// [Workspace.Root] and [Workspace.Display] show, so the prompt depends on
+// the path the agent knows. An empty dir is the current folder. As an
+// afero.Fs it is the whole disk, read-only, like OS; an engine opens a
+// workspace only when the request or the config names its path.
 func OSAt(dir string) afero.Fs {
 	return osFS{Fs: afero.NewReadOnlyFs(afero.NewOsFs()), at: cmp.Or(dir, ".")}
 }
@@ -105,51 +94,37 @@ func IsOS(fsys afero.Fs) bool {
 }
 
 // CheckDisk refuses a filesystem that reads the real disk through a
-// wrapper (afero's ReadOnlyFs, BasePathFs, RegexpFs or CopyOnWriteFs over
-// an OsFs, say), where IsOS cannot see the disk: its workspaces would be
-// read by checking a name and then opening it, two calls a symlink swap
-// can come between, and a wrapper that reports no symlinks would follow
-// one out of the workspace. OS and OSAt are read-only already and use the
-// race-free backend. A wrapper whose root does not show the disk (a
-// union whose top layer is in memory) is refused when a workspace opens
-// a file through it.
+// wrapper (afero's ReadOnlyFs or RegexpFs over an OsFs, say): its
+// workspaces would be read by checking a name, then opening it, and one
+// that reports no symlinks would follow one out. Use OS or OSAt. A union
+// that hides the disk here is refused at the first file a workspace opens.
 func CheckDisk(fsys afero.Fs) error {
 	if fsys == nil || IsOS(fsys) {
 		return nil
 	}
-	// A cache or union whose top layer is in memory answers for "/" from
-	// that layer; a folder it has not cached shows the disk below.
+	// A cache answers "/" from memory; an uncached folder shows the disk.
 	for _, probe := range []string{"/", os.TempDir()} {
 		if fi, err := fsys.Stat(probe); err == nil && fromDisk(fi) {
 			return wrappedDiskError(fsys)
 		}
 	}
-	f, err := fsys.Open("/")
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if diskHandle(f) {
-		return wrappedDiskError(fsys)
-	}
 	return nil
 }
 
-// diskHandle reports whether f, from a filesystem other than OS, is a
-// file on the real disk.
-func diskHandle(f afero.File) bool {
-	for {
-		b, ok := f.(*afero.BasePathFile)
-		if !ok {
-			break
+// osInfo is the type of the os package's file infos, which wrappers pass on.
+var osInfo = sync.OnceValue(func() reflect.Type {
+	for _, p := range []string{os.TempDir(), ".", string(filepath.Separator)} {
+		if fi, err := os.Lstat(p); err == nil {
+			return reflect.TypeOf(fi)
 		}
-		f = b.File
 	}
-	if _, ok := f.(*os.File); ok {
-		return true
-	}
-	fi, err := f.Stat()
-	return err == nil && fromDisk(fi)
+	return nil
+})
+
+// fromDisk reports whether fi describes a file on the real disk.
+func fromDisk(fi fs.FileInfo) bool {
+	t := osInfo()
+	return t != nil && reflect.TypeOf(fi) == t
 }
 
 func wrappedDiskError(fsys afero.Fs) error {
@@ -462,13 +437,7 @@ func (w *Workspace) ReadFile(name string, maxBytes int64) ([]byte, FileID, error
 // Errors: errors.Is(err, fs.ErrNotExist) for a missing file, a
 // *RefusedError for a refused path, errors.Is(err, ErrIsDir) for a
 // directory, errors.Is(err, ErrNotRegular) for a pipe, socket or device,
-// otherwise an error naming the file.
-//
-// A file is read whole up to maxTextScan bytes. Past that, a file whose
-// size is known is read as its head and its tail, and the bytes between
-// count as one code point each in RawChars (exact for ASCII, more than
-// the text holds otherwise); a file that says nothing of its size (0 from
-// procfs, say) is read no further, and RawChars counts what was read.
+// otherwise an error naming the file. Reads are bounded (readBounded).
 func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
 	f, id, err := w.open(name, false)
 	if err != nil {
@@ -477,12 +446,7 @@ func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
 	defer f.Close()
 	// A small file gets a small buffer; a size of 0 may be a lie (procfs).
 	buf := make([]byte, min(readBufSize, max(id.Size, 512)+utf8.UTFMax))
-	var t Text
-	if seeker, ok := f.(io.ReadSeeker); ok && id.Size > maxTextScan {
-		t, err = readEnds(seeker, keep, buf, id.Size)
-	} else {
-		t, err = readText(io.LimitReader(f, maxTextScan), keep, buf, id.Size)
-	}
+	t, err := readBounded(f, keep, buf, id.Size)
 	if err != nil {
 		return Text{}, &fs.PathError{Op: "read", Path: w.Display(name), Err: err}
 	}
@@ -490,37 +454,33 @@ func (w *Workspace) ReadText(name string, keep Keep) (Text, error) {
 	return t, nil
 }
 
-// maxTextScan bounds the bytes ReadText reads of one file: a few tens of
-// milliseconds of reading, far past any budget a prompt can print.
+// maxTextScan bounds the bytes ReadText reads of one file.
 const maxTextScan = 64 << 20
 
-// readEnds reads a file of size bytes, too long to read whole, as its
-// head and its tail, each read on its own: the bytes the code points kept
-// at that end can take, and one sequence cut where the read starts or
-// stops. The bytes between count as a code point each. A tail of nothing
-// but white space longer than that read comes back empty, its white space
-// counted as far as it was read.
-func readEnds(f io.ReadSeeker, keep Keep, buf []byte, size int64) (Text, error) {
-	headBytes := int64(keep.Head+1) * utf8.UTFMax
-	tailBytes := int64(keep.Tail+1) * utf8.UTFMax
-	if headBytes+tailBytes >= size {
+// readBounded reads f, of size bytes, with readText: up to maxTextScan
+// bytes, or if longer and seekable as its head and tail, read apart, the
+// bytes between counted a code point each (exact for ASCII).
+func readBounded(f io.Reader, keep Keep, buf []byte, size int64) (Text, error) {
+	// What the code points kept at an end take, and a sequence cut there.
+	headBytes := int64(min(keep.Head, maxTextScan)+1) * utf8.UTFMax
+	tailBytes := int64(min(keep.Tail, maxTextScan)+1) * utf8.UTFMax
+	seeker, ok := f.(io.ReadSeeker)
+	if !ok || size <= maxTextScan || headBytes+tailBytes >= size {
 		return readText(io.LimitReader(f, maxTextScan), keep, buf, size)
 	}
 	head, err := readText(io.LimitReader(f, headBytes), Keep{Head: keep.Head}, buf, headBytes)
+	if err == nil && !head.Binary {
+		_, err = seeker.Seek(size-tailBytes, io.SeekStart)
+	}
 	if err != nil || head.Binary {
 		return head, err
-	}
-	if _, err := f.Seek(size-tailBytes, io.SeekStart); err != nil {
-		return Text{}, err
 	}
 	tail, err := readText(io.LimitReader(f, tailBytes), Keep{Tail: keep.Tail, TrimSpace: keep.TrimSpace}, buf, tailBytes)
 	if err != nil || tail.Binary {
 		return tail, err
 	}
-	return Text{
-		RawChars: head.RawChars + int(size-headBytes-tailBytes) + tail.RawChars,
-		Head:     head.Head, Tail: tail.Tail, TrailingSpace: tail.TrailingSpace,
-	}, nil
+	return Text{RawChars: head.RawChars + int(size-headBytes-tailBytes) + tail.RawChars,
+		Head: head.Head, Tail: tail.Tail, TrailingSpace: tail.TrailingSpace}, nil
 }
 
 // readEntries lists up to limit entries of an open directory, in batches
@@ -598,13 +558,12 @@ func (w *Workspace) open(name string, dir bool) (handle, FileID, error) {
 		if err != nil {
 			return nil, FileID{}, err
 		}
-		if diskHandle(af) { // a wrapper CheckDisk could not see through
-			af.Close()
-			return nil, FileID{}, &fs.PathError{Op: "open", Path: w.Display(name), Err: wrappedDiskError(w.fsys)}
-		}
 		f = af
 	}
 	fi, err := f.Stat()
+	if err == nil && w.diskDir == "" && fromDisk(fi) { // a wrapper CheckDisk could not see through
+		err = &fs.PathError{Op: "open", Path: w.Display(name), Err: wrappedDiskError(w.fsys)}
+	}
 	if err == nil {
 		err = w.checkType(name, fi.Mode(), dir)
 	}

@@ -228,7 +228,7 @@ func osWorkspace(t *testing.T, files map[string]string) (*Workspace, string) {
 }
 
 // linkedDisk reads the real disk, symlinks and all, as a filesystem that
-// is not the disk: its handles are not *os.File and carry no stat, so a
+// is not the disk: its handles hand their infos on in a type of its own, so a
 // workspace reads it as it reads any other, and the resolver is tested on
 // real links. (A real wrapper over the disk is refused; see
 // TestDiskWrappersAreRefused.)
@@ -257,12 +257,12 @@ func (f statlessFile) Stat() (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return statlessInfo{fi}, nil
+	return wrappedInfo{fi}, nil
 }
 
-type statlessInfo struct{ fs.FileInfo }
-
-func (statlessInfo) Sys() any { return nil }
+// wrappedInfo hands an info on in a type of its own, as a filesystem
+// other than the disk would.
+type wrappedInfo struct{ fs.FileInfo }
 
 // Wrappers that reach the real disk are refused: at New where the
 // wrapper's root shows the disk, else at the first file a workspace opens
