@@ -303,7 +303,7 @@ func TestCodexCronShapes(t *testing.T) {
 	}
 	assert.False(t, holds(fc, "## Scheduled Run"))
 	assert.False(t, holds(fc, "## /ws/MEMORY.md"), "cron runs never get MEMORY.md")
-	assert.NotEqual(t, light.Layers[1].StableSHA256, full.Layers[1].StableSHA256)
+	assert.NotEqual(t, light.Layers[1].StableSHA256(), full.Layers[1].StableSHA256())
 
 	_, err = turn(func(r *engine.Request) { r.LightContext = true })
 	require.Error(t, err, "light_context on a main session")

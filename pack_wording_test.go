@@ -898,7 +898,7 @@ func TestBuiltinCacheStability(t *testing.T) {
 				require.NotEqual(t, a.Text, b.Text, "the pair must change the prompt, or it proves nothing")
 			}
 			assert.Equal(t, a.Stable, b.Stable)
-			assert.Equal(t, a.StableSHA256, b.StableSHA256)
+			assert.Equal(t, a.StableSHA256(), b.StableSHA256())
 		})
 	}
 }
@@ -1156,8 +1156,8 @@ func TestExampleGroupSessionKeepsItsPrefix(t *testing.T) {
 	}
 	group, next, direct := layer("group.toml"), layer("group-next.toml"), layer("direct.toml")
 	assert.NotEqual(t, group.Text, next.Text)
-	assert.Equal(t, group.StableSHA256, next.StableSHA256)
-	assert.NotEqual(t, group.StableSHA256, direct.StableSHA256)
+	assert.Equal(t, group.StableSHA256(), next.StableSHA256())
+	assert.NotEqual(t, group.StableSHA256(), direct.StableSHA256())
 	assert.Contains(t, direct.Stable, "## /ws/MEMORY.md")
 	assert.NotContains(t, group.Text+next.Text, "MEMORY.md holds")
 }

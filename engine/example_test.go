@@ -52,7 +52,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("turn 2, same stable prefix:", second.StableSHA256 == first.StableSHA256)
+	fmt.Println("turn 2, same stable prefix:", second.StableSHA256() == first.StableSHA256())
 	fmt.Println("turn 2, new dynamic part:", second.Dynamic != first.Dynamic)
 
 	_ = afero.WriteFile(ws, "/home/ana/agent/SOUL.md", []byte("Warm, brief and kind.\n"), 0o644)
@@ -61,7 +61,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("turn 3 after editing SOUL.md, same stable prefix:", third.StableSHA256 == first.StableSHA256)
+	fmt.Println("turn 3 after editing SOUL.md, same stable prefix:", third.StableSHA256() == first.StableSHA256())
 	// Output:
 	// SOUL.md above the boundary: true
 	// turn 2, same stable prefix: true

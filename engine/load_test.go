@@ -57,7 +57,7 @@ func TestLoad(t *testing.T) {
 						return
 					}
 					if res.Layers[0].Stable != want {
-						errs <- fmt.Errorf("render %d: the stable prefix changed (sha256 %s, want %s)", i, res.Layers[0].StableSHA256, first.Layers[0].StableSHA256)
+						errs <- fmt.Errorf("render %d: the stable prefix changed (sha256 %s, want %s)", i, res.Layers[0].StableSHA256(), first.Layers[0].StableSHA256())
 						return
 					}
 				}

@@ -20,8 +20,8 @@ import (
 // Stable and dynamic sections share the one bounded LRU (a memo.Cache,
 // its keys written with a memo.Encoder). A joined layer
 // is kept there too, keyed on what all its sections read (layerKey), and
-// each layer's stable-prefix sha256 under the keys of its stable
-// sections.
+// each layer's stable-prefix digest (hashed only when asked for) under
+// the keys of its stable sections.
 
 // Bounds of the memo: past either, the least recently used entry goes.
 const (
@@ -40,17 +40,20 @@ type sectionOutcome struct {
 
 // memoValue is a section's outcome; a joined layer, the sections it left
 // out and the bytes its sections wrote (which count against the prompt's
-// output bound); or a layer's stable-prefix sha256.
+// output bound); or a layer's stable-prefix digest.
 type memoValue struct {
 	outcome sectionOutcome
 	layer   *Layer
 	omitted []Omission
 	kept    int
-	sha256  string
+	digest  *stableDigest
 }
 
 func (v memoValue) size() int {
-	n := len(v.outcome.out) + len(v.sha256) + 128
+	n := len(v.outcome.out) + 128
+	if v.digest != nil {
+		n += len(v.digest.text) // also its layer's, but it may outlive that entry
+	}
 	if v.layer != nil {
 		n += len(v.layer.Text) + 64*(len(v.layer.Sections)+len(v.omitted))
 	}

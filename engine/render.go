@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -67,9 +68,42 @@ type Layer struct {
 	// Text is the whole layer: Stable, the boundary marker, Dynamic, with
 	// one blank line between parts and one newline at the end. Mode none
 	// prints no marker: its one line is the whole prompt.
-	Text         string
-	Sections     []RenderedSection
-	StableSHA256 string // hex sha256 of Stable
+	Text     string
+	Sections []RenderedSection
+	// digest is Stable's sha256, shared by every layer rendered with the
+	// same stable sections; see StableSHA256.
+	digest *stableDigest
+}
+
+// StableSHA256 returns the hex sha256 of Stable, the prefix a provider
+// caches. It is worked out on the first call and then shared by every
+// result with the same stable sections, so a turn whose caller never asks
+// for it does not hash the prefix.
+func (l Layer) StableSHA256() string {
+	if d := l.digest; d != nil && d.text == l.Stable {
+		d.once.Do(func() { d.hex = sha256Hex(d.text) })
+		return d.hex
+	}
+	return sha256Hex(l.Stable) // a layer built or changed by its caller
+}
+
+// stableDigest is one stable prefix's sha256, worked out on first use.
+type stableDigest struct {
+	text string
+	once sync.Once
+	hex  string
+}
+
+func sha256Hex(s string) string {
+	// Through a buffer on the stack: a hash.Hash takes bytes only, and
+	// converting the prefix would copy it to the heap whole.
+	h, buf := sha256.New(), [4096]byte{}
+	for s != "" {
+		n := copy(buf[:], s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // RenderedSection is where a section landed in its layer's Text.
@@ -370,11 +404,11 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 		}
 	}
 	st.omitted = append(st.omitted, omitted...)
-	shaKey := set.key.Keys("sha256", ly.Name, keys[:nStable])
-	cached, _ := st.e.memo.Get(shaKey)
-	l := assemble(ly.Name, boundary, parts[:nStableParts], parts[nStableParts:], infos, cached.sha256)
-	if cached.sha256 == "" {
-		st.e.memo.Put(shaKey, memoValue{sha256: l.StableSHA256})
+	digestKey := set.key.Keys("sha256", ly.Name, keys[:nStable])
+	cached, _ := st.e.memo.Get(digestKey)
+	l := assemble(ly.Name, boundary, parts[:nStableParts], parts[nStableParts:], infos, cached.digest)
+	if cached.digest == nil {
+		st.e.memo.Put(digestKey, memoValue{digest: l.digest})
 	}
 	layer := l
 	layer.Sections = slices.Clone(l.Sections)
@@ -544,9 +578,9 @@ func (st *renderState) exec(sec *pack.Section, dot any) (string, error) {
 // assemble joins the sections around the boundary and records offsets.
 // With no boundary (mode none, where nothing is cached apart from the
 // identity line) the parts are joined without a marker.
-// Stable and Dynamic are slices of Text, not copies. stableSHA is the
-// stable prefix's digest when the memo already knows it, else "".
-func assemble(name, boundary string, stable, dynamic []string, infos []RenderedSection, stableSHA string) Layer {
+// Stable and Dynamic are slices of Text, not copies. digest is the
+// stable prefix's digest when the memo already has one, else nil.
+func assemble(name, boundary string, stable, dynamic []string, infos []RenderedSection, digest *stableDigest) Layer {
 	l := Layer{Name: name}
 	size := len(boundary) + 8
 	for _, p := range stable {
@@ -599,18 +633,10 @@ func assemble(name, boundary string, stable, dynamic []string, infos []RenderedS
 		l.Dynamic = l.Text[dynamicStart : len(l.Text)-1]
 	}
 	l.Sections = infos
-	l.StableSHA256 = stableSHA
-	if l.StableSHA256 == "" {
-		// Through a buffer on the stack: a hash.Hash takes bytes only,
-		// and converting the prefix would copy it to the heap whole.
-		h, buf := sha256.New(), [4096]byte{}
-		for s := l.Stable; s != ""; {
-			n := copy(buf[:], s)
-			h.Write(buf[:n])
-			s = s[n:]
-		}
-		l.StableSHA256 = hex.EncodeToString(h.Sum(nil))
+	if digest == nil {
+		digest = &stableDigest{text: l.Stable}
 	}
+	l.digest = digest
 	return l
 }
 

@@ -280,7 +280,7 @@ func TestVolatileChangesKeepTheStablePrefix(t *testing.T) {
 			change(&req)
 			res, err := e.Render(context.Background(), req)
 			require.NoError(t, err)
-			assert.Equal(t, base.Layers[0].StableSHA256, res.Layers[0].StableSHA256)
+			assert.Equal(t, base.Layers[0].StableSHA256(), res.Layers[0].StableSHA256())
 			assert.Equal(t, base.Layers[0].Stable, res.Layers[0].Stable)
 		})
 	}

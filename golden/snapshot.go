@@ -115,7 +115,7 @@ func format(sc *Scenario, res *engine.Result) ([]byte, error) {
 	blocks = append(blocks, "## Token Estimates", fenced("json", tokens), "## Stable Prefix")
 	var hashes []string
 	for _, l := range res.Layers {
-		hashes = append(hashes, fmt.Sprintf("- %s: sha256 %s", l.Name, l.StableSHA256))
+		hashes = append(hashes, fmt.Sprintf("- %s: sha256 %s", l.Name, l.StableSHA256()))
 	}
 	if len(hashes) == 0 {
 		hashes = append(hashes, "(no layers)")

@@ -738,7 +738,7 @@ func renderDocument(res *engine.Result) renderDoc {
 	doc := renderDoc{SchemaVersion: report.SchemaVersion, Mode: string(res.Mode), Harness: res.Harness, Boundary: res.Boundary,
 		Layers: make([]jsonLayer, 0, len(res.Layers))}
 	for _, l := range res.Layers {
-		jl := jsonLayer{Name: l.Name, Stable: l.Stable, Dynamic: l.Dynamic, Text: l.Text, StableSHA256: l.StableSHA256, Sections: []jsonSection{}}
+		jl := jsonLayer{Name: l.Name, Stable: l.Stable, Dynamic: l.Dynamic, Text: l.Text, StableSHA256: l.StableSHA256(), Sections: []jsonSection{}}
 		for _, s := range l.Sections {
 			jl.Sections = append(jl.Sections, jsonSection{s.ID, string(s.Tier), s.Start, s.End, s.Chars, s.Overridden})
 		}

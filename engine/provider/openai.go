@@ -96,7 +96,7 @@ func cacheKey(system engine.Layer, tools []OpenAITool) (string, error) {
 		tools = []OpenAITool{}
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "layer %q %s\n", system.Name, system.StableSHA256)
+	fmt.Fprintf(h, "layer %q %s\n", system.Name, system.StableSHA256())
 	encoded, err := encode(tools, "")
 	if err != nil {
 		return "", err

@@ -27,10 +27,9 @@ func turn() *engine.Result {
 		Mode:    engine.ModeFull,
 		Harness: "embedded",
 		Layers: []engine.Layer{{
-			Name:         "system",
-			Stable:       "You are Wren.\n\nUse <tools> & files.",
-			Dynamic:      "It is Monday.",
-			StableSHA256: "aa",
+			Name:    "system",
+			Stable:  "You are Wren.\n\nUse <tools> & files.",
+			Dynamic: "It is Monday.",
 		}},
 		Tools: []engine.Tool{
 			{Name: "read", Description: "Read a file.", Schema: engine.Schema(`{"type": "object", "required": ["path"],
@@ -139,7 +138,7 @@ func TestOpenAIBody(t *testing.T) {
       "strict": false
     }
   ],
-  "prompt_cache_key": "sysprompt-662e203df9cd1b66a609dc444e9c420a"
+  "prompt_cache_key": "sysprompt-327aaab02a85a58031f3ee72fd617b49"
 }
 `, marshal(t, body))
 }
@@ -312,7 +311,7 @@ func TestCacheKey(t *testing.T) {
 		assert.Equal(t, base, openAIKey(t, res), "edit %d keeps the stable prefix", i)
 	}
 	differ := map[string]func(*engine.Result){
-		"stable text": func(r *engine.Result) { r.Layers[0].StableSHA256 = "bb" },
+		"stable text": func(r *engine.Result) { r.Layers[0].Stable = "You are Wren.\n\nUse <tools>." },
 		"tool schema": func(r *engine.Result) { r.Tools[1].Schema = engine.Schema(`{"type": "object", "required": []}`) },
 		"tool order":  func(r *engine.Result) { r.Tools[0], r.Tools[1] = r.Tools[1], r.Tools[0] },
 		"no tools":    func(r *engine.Result) { r.Tools = nil },

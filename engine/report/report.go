@@ -226,7 +226,7 @@ func Build(r *engine.Result, tok Tokenizer, opts ...Option) Report {
 		for i, s := range l.Sections {
 			rep.Sections = append(rep.Sections, SectionReport{Layer: l.Name, Tier: s.Tier, ID: s.ID, Overridden: s.Overridden, Size: sizes[i]})
 		}
-		lr := LayerReport{Name: l.Name, StableSHA256: l.StableSHA256}
+		lr := LayerReport{Name: l.Name, StableSHA256: l.StableSHA256()}
 		for _, p := range parts {
 			switch {
 			case p.Kind == KindBoundary:

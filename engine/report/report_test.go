@@ -93,7 +93,7 @@ func TestReportFigures(t *testing.T) {
 		}
 	}
 	assert.Equal(t, stable, l.Stable.Tokens, "the stable tier's parts")
-	assert.Equal(t, res.Layers[0].StableSHA256, l.StableSHA256)
+	assert.Equal(t, res.Layers[0].StableSHA256(), l.StableSHA256)
 	assert.Equal(t, l.Total, rep.Total)
 }
 
