@@ -268,8 +268,10 @@ type OutlineLayer struct {
 
 // OutlineSection is a section id, its tier and what its template reads
 // of the section data: field paths of at most two names ("Files",
-// "Channel.Delivery"), sorted, or anything at all with ReadsAll (the
-// data escapes to a function or to a template chosen at run time).
+// "Channel.Delivery"; "Files.Injected?" when an if only tests it,
+// `Files.Get "BOOTSTRAP.md"` for a call with constants), sorted, or
+// anything at all with ReadsAll (the data escapes to a function or to a
+// template chosen at run time).
 type OutlineSection struct {
 	ID       string
 	Tier     Tier

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -70,6 +71,7 @@ func newMemo() *memo.Cache[memoValue] {
 // leave alone; whether it reads the tool lines, which cost a sort.
 type sectionPlan struct {
 	slots                          []int
+	fileReads                      []dot.FileRead // files read by name alone
 	files, dynamicFiles, toolLines bool
 }
 
@@ -78,6 +80,7 @@ type sectionPlan struct {
 // layer's text is a function of these, the harness and the mode.
 type layerPlan struct {
 	slots     []int
+	fileReads []dot.FileRead
 	overrides []string
 }
 
@@ -93,15 +96,19 @@ func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, map[*pack.Layer]*layer
 		if sec.Tier == TierStable {
 			vt = &dot.Stable
 		}
-		slots, err := dot.ReadSlots(sec, vt)
+		slots, fileReads, err := dot.ReadSlots(sec, vt)
 		if err != nil {
 			return nil, nil, err
 		}
-		plan := &sectionPlan{slots: slots}
+		plan := &sectionPlan{slots: slots, fileReads: fileReads}
 		for _, i := range slots {
 			plan.files = plan.files || dot.KeyFields[i].Path == "Files"
 			plan.dynamicFiles = plan.dynamicFiles || dot.KeyFields[i].Path == "DynamicFiles"
 			plan.toolLines = plan.toolLines || dot.KeyFields[i].Path == "ToolLines"
+		}
+		for _, r := range fileReads {
+			plan.files = plan.files || r.List == "Files"
+			plan.dynamicFiles = plan.dynamicFiles || r.List == "DynamicFiles"
 		}
 		out[sec] = plan
 	}
@@ -117,13 +124,18 @@ func layerPlans(p *pack.Pack, sections map[*pack.Section]*sectionPlan) map[*pack
 			lp := &layerPlan{}
 			for _, sec := range ly.Sections {
 				lp.slots = append(lp.slots, sections[sec].slots...)
+				lp.fileReads = append(lp.fileReads, sections[sec].fileReads...)
 				if sec.Override != "" {
 					lp.overrides = append(lp.overrides, sec.Override)
 				}
 			}
 			slices.Sort(lp.slots)
 			slices.Sort(lp.overrides)
+			slices.SortFunc(lp.fileReads, func(a, b dot.FileRead) int {
+				return cmp.Or(cmp.Compare(a.List, b.List), cmp.Compare(a.Name, b.Name))
+			})
 			lp.slots, lp.overrides = slices.Compact(lp.slots), slices.Compact(lp.overrides)
+			lp.fileReads = slices.Compact(lp.fileReads)
 			layers[ly] = lp
 		}
 	}
@@ -152,16 +164,19 @@ func (st *renderState) sums(slots []int) *fieldSums {
 }
 
 // sectionKey is the memo key of sec's outcome in this render.
-func (st *renderState) sectionKey(sec *pack.Section, slots []int) memo.Key {
-	sums, k := st.sums(slots), &st.set.key
+func (st *renderState) sectionKey(sec *pack.Section, plan *sectionPlan) memo.Key {
+	sums, k := st.sums(plan.slots), &st.set.key
 	k.Reset()
 	k.String("section")
 	k.String(sec.ID)
 	k.String(st.req.Harness)
 	k.String(string(st.req.Mode))
-	for _, i := range slots {
+	for _, i := range plan.slots {
 		k.Uint(sums.sum[i][0])
 		k.Uint(sums.sum[i][1])
+	}
+	for _, r := range plan.fileReads {
+		r.Write(k, &st.d)
 	}
 	return k.Sum()
 }
@@ -186,6 +201,9 @@ func (st *renderState) layerKey(ly *pack.Layer) memo.Key {
 	for _, i := range lp.slots {
 		k.Uint(sums.sum[i][0])
 		k.Uint(sums.sum[i][1])
+	}
+	for _, r := range lp.fileReads {
+		r.Write(k, &st.d)
 	}
 	return k.Sum()
 }

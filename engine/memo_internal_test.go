@@ -7,13 +7,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"text/template"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/internal/dot"
 	"github.com/sysprompt/sysprompt/engine/internal/memo"
 	"github.com/sysprompt/sysprompt/engine/internal/pack"
+	"github.com/sysprompt/sysprompt/engine/view"
 )
 
 // A mutation changes one value a template could read, somewhere under
@@ -181,7 +184,9 @@ func sums(r *Request, d *dot.Derived) []memo.Key {
 }
 
 // expected is the key fields a mutation must move: its field's own and,
-// for a change inside a struct field, that part's.
+// for a change inside a struct field, that part's; and a truth test of
+// its field ("Files.Injected?") where the mutation changes what an if
+// over it decides.
 func expected(m mutation) []int {
 	switch {
 	case m.top == "Pack", m.top == "ToolLines":
@@ -194,8 +199,26 @@ func expected(m mutation) []int {
 		if f.Path == m.top || m.sub != "" && f.Path == m.top+"."+m.sub || m.top == "Tools" && f.Path == "ToolLines" {
 			want = append(want, i)
 		}
+		if test, ok := strings.CutSuffix(f.Path, "?"); ok && strings.HasPrefix(test, m.top+".") {
+			r0, d0 := populated()
+			r, d := populated()
+			m.apply(r, d)
+			if truth(test, r0, d0) != truth(test, r, d) {
+				want = append(want, i)
+			}
+		}
 	}
 	return want
+}
+
+// truth is what {{ if .PATH }} decides over the full view of r and d.
+func truth(path string, r *Request, d *dot.Derived) bool {
+	var b strings.Builder
+	tmpl := template.Must(template.New("").Parse("{{ if ." + path + " }}1{{ end }}"))
+	if err := tmpl.Execute(&b, dot.Full.Build(r, d)); err != nil {
+		panic(err)
+	}
+	return b.String() == "1"
 }
 
 // Every value a template can read moves the key fields that stand for
@@ -243,29 +266,62 @@ func TestSectionKeysFollowTheirReadSets(t *testing.T) {
 		d.SkillsKey = dot.CatalogKey(&memo.Encoder{}, &d.Skills)
 		set.sums.have = 0
 		st := &renderState{e: e, set: set, req: r, d: *d}
-		return st.sectionKey(sec.sec, sec.plan.slots)
+		return st.sectionKey(sec.sec, sec.plan)
 	}
-	type variant struct {
-		r *Request
-		d *dot.Derived
-	}
-	variants := make([]variant, len(ms))
-	for i, m := range ms {
-		r, d := populated()
-		m.apply(r, d)
-		variants[i] = variant{r, d}
-	}
-	r0, d0 := populated()
+	// A section reading a file by name sees a change only to that file:
+	// the values are populated once as they are, then with the one file
+	// of each list named as each file a section reads.
+	names := []string{""}
 	for _, sec := range planned(e) {
-		base := key(sec, r0, d0)
-		for i, m := range ms {
-			// Every key holds the harness and the mode.
-			want := m.top == "Mode" || m.top == "Harness" ||
-				slices.ContainsFunc(expected(m), func(i int) bool { return slices.Contains(sec.plan.slots, i) })
-			assert.Equal(t, want, key(sec, variants[i].r, variants[i].d) != base,
-				"%s reads %v (all: %v); %s", sec.sec.ID, sec.sec.Reads, sec.sec.ReadsAll, m.name)
+		for _, fr := range sec.plan.fileReads {
+			if !slices.Contains(names, fr.Name) {
+				names = append(names, fr.Name)
+			}
 		}
 	}
+	require.Greater(t, len(names), 2, "the built-in pack reads files by name")
+	for _, name := range names {
+		base := func() (*Request, *dot.Derived) {
+			r, d := populated()
+			if name != "" {
+				d.Files[0].Name, d.DynamicFiles[0].Name = name, name
+			}
+			return r, d
+		}
+		type variant struct {
+			r *Request
+			d *dot.Derived
+		}
+		variants := make([]variant, len(ms))
+		for i, m := range ms {
+			r, d := base()
+			m.apply(r, d)
+			variants[i] = variant{r, d}
+		}
+		r0, d0 := base()
+		for _, sec := range planned(e) {
+			k0 := key(sec, r0, d0)
+			for i, m := range ms {
+				// Every key holds the harness and the mode.
+				want := m.top == "Mode" || m.top == "Harness" ||
+					slices.ContainsFunc(expected(m), func(i int) bool { return slices.Contains(sec.plan.slots, i) }) ||
+					slices.ContainsFunc(sec.plan.fileReads, func(fr dot.FileRead) bool {
+						return !reflect.DeepEqual(getFile(fr, d0), getFile(fr, variants[i].d))
+					})
+				assert.Equal(t, want, key(sec, variants[i].r, variants[i].d) != k0,
+					"%s reads %v (all: %v); %s, file %q", sec.sec.ID, sec.sec.Reads, sec.sec.ReadsAll, m.name, name)
+			}
+		}
+	}
+}
+
+// getFile is what {{ .LIST.Get "NAME" }} returns over d.
+func getFile(fr dot.FileRead, d *dot.Derived) *bootstrap.File {
+	files := d.Files
+	if fr.List == "DynamicFiles" {
+		files = d.DynamicFiles
+	}
+	return view.FileList(files).Get(fr.Name)
 }
 
 type sectionPlanned struct {
@@ -296,25 +352,35 @@ func TestLayerKeysFollowTheirSections(t *testing.T) {
 	ms := mutations()
 	for _, name := range e.Harnesses() {
 		for _, ly := range e.pack.Harnesses[name].Layers {
-			r0, d0 := populated()
-			r0.Harness = name
-			base := state(r0, d0, nil).layerKey(ly)
-			var sections0 []memo.Key
-			for _, sec := range ly.Sections {
-				sections0 = append(sections0, state(r0, d0, nil).sectionKey(sec, e.plans[sec].slots))
-			}
-			for _, m := range ms {
-				r, d := populated()
-				r.Harness = name
-				m.apply(r, d)
-				moved := false
-				for i, sec := range ly.Sections {
-					moved = moved || state(r, d, nil).sectionKey(sec, e.plans[sec].slots) != sections0[i]
+			// As populated, then with the one file of each list named as
+			// each file the layer reads by name.
+			for _, file := range append([]dot.FileRead{{}}, e.layerPlans[ly].fileReads...) {
+				values := func() (*Request, *dot.Derived) {
+					r, d := populated()
+					if file.Name != "" {
+						d.Files[0].Name, d.DynamicFiles[0].Name = file.Name, file.Name
+					}
+					r.Harness = name
+					return r, d
 				}
-				assert.Equal(t, moved, state(r, d, nil).layerKey(ly) != base, "%s/%s: %s", name, ly.Name, m.name)
-			}
-			for _, o := range e.layerPlans[ly].overrides {
-				assert.NotEqual(t, base, state(r0, d0, map[string]string{o: "x"}).layerKey(ly), "%s/%s: override %s", name, ly.Name, o)
+				r0, d0 := values()
+				base := state(r0, d0, nil).layerKey(ly)
+				var sections0 []memo.Key
+				for _, sec := range ly.Sections {
+					sections0 = append(sections0, state(r0, d0, nil).sectionKey(sec, e.plans[sec]))
+				}
+				for _, m := range ms {
+					r, d := values()
+					m.apply(r, d)
+					moved := false
+					for i, sec := range ly.Sections {
+						moved = moved || state(r, d, nil).sectionKey(sec, e.plans[sec]) != sections0[i]
+					}
+					assert.Equal(t, moved, state(r, d, nil).layerKey(ly) != base, "%s/%s: %s, file %q", name, ly.Name, m.name, file.Name)
+				}
+				for _, o := range e.layerPlans[ly].overrides {
+					assert.NotEqual(t, base, state(r0, d0, map[string]string{o: "x"}).layerKey(ly), "%s/%s: override %s", name, ly.Name, o)
+				}
 			}
 		}
 	}

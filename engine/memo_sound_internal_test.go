@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
 
 	"github.com/sysprompt/sysprompt/engine/internal/dot"
@@ -124,7 +125,11 @@ func turnPairs(t *testing.T) []turnPair {
 	rich.Contributions = []Contribution{{StablePrefix: "Prefix.", DynamicSuffix: "Suffix.",
 		SectionOverrides: map[string]string{"tool_call_style": "Call tools plainly.", "interaction_style": "Be brief."}}}
 	bare := Request{Workspace: Workspace{Path: "/ws"}, Date: reqs[0].Date}
-	files, reqs = append(files, "rich", "bare"), append(reqs, rich, bare)
+	// A brand-new workspace's first run, where adding BOOTSTRAP.md
+	// changes how the setup notice points at it.
+	fresh := reqs[slices.Index(files, "../examples/requests/direct.toml")]
+	fresh.Workspace.BrandNew = new(true)
+	files, reqs = append(files, "rich", "bare", "fresh"), append(reqs, rich, bare, fresh)
 
 	var pairs []turnPair
 	for i, a := range reqs {
@@ -286,7 +291,7 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 		e.memo = newMemo()
 		probes[i].b = renderTurn(t, e, p.next)
 	}
-	caught, unexercised := 0, []string{}
+	caught, caughtFiles, unexercised := 0, 0, []string{}
 	for _, id := range slices.Sorted(maps.Keys(e.pack.Sections)) {
 		sec := e.pack.Sections[id]
 		plan := e.plans[sec]
@@ -304,6 +309,11 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 				}
 				for _, other := range plan.slots {
 					if other != slot && (p.a.sums.have&(1<<other) == 0 || p.a.sums.sum[other] != p.b.sums.sum[other]) {
+						return false
+					}
+				}
+				for _, fr := range plan.fileReads {
+					if !reflect.DeepEqual(fileOf(p.a.res, fr), fileOf(p.b.res, fr)) {
 						return false
 					}
 				}
@@ -328,7 +338,58 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 			assert.NotEmpty(t, bad, "%s without %s: %s goes unnoticed", id, dot.KeyFields[slot].Path, pairs[reveal].name)
 			caught++
 		}
+		// The same for each file the section reads by name: a pair where
+		// that file alone changes, of all the section reads, must come out
+		// wrong without it.
+		for j, fr := range plan.fileReads {
+			reveal := slices.IndexFunc(probes, func(p probe) bool {
+				if p.a.res.Mode != p.b.res.Mode || p.a.res.Harness != p.b.res.Harness {
+					return false
+				}
+				for _, slot := range plan.slots {
+					if p.a.sums.have&(1<<slot) == 0 || p.a.sums.sum[slot] != p.b.sums.sum[slot] {
+						return false
+					}
+				}
+				for k, other := range plan.fileReads {
+					if k != j && !reflect.DeepEqual(fileOf(p.a.res, other), fileOf(p.b.res, other)) {
+						return false
+					}
+				}
+				for _, l := range p.a.res.Layers {
+					if p.a.texts[l.Name+"/"+id] != p.b.texts[l.Name+"/"+id] {
+						return true
+					}
+				}
+				return false
+			})
+			if reveal < 0 {
+				unexercised = append(unexercised, id+" "+fr.List+".Get "+fr.Name)
+				continue
+			}
+			kept := plan.fileReads
+			plan.fileReads = slices.Delete(slices.Clone(kept), j, j+1)
+			e.layerPlans = layerPlans(e.pack, e.plans)
+			bad := memoMismatches(t, e, fs, pairs[reveal:reveal+1], false)
+			plan.fileReads = kept
+			e.layerPlans = layerPlans(e.pack, e.plans)
+			assert.NotEmpty(t, bad, "%s without %s.Get %q: %s goes unnoticed", id, fr.List, fr.Name, pairs[reveal].name)
+			caught++
+			caughtFiles++
+		}
 	}
-	t.Logf("caught %d removals; no pair shows %d: %v", caught, len(unexercised), unexercised)
+	t.Logf("caught %d removals (%d of files read by name); no pair shows %d: %v", caught, caughtFiles, len(unexercised), unexercised)
 	assert.GreaterOrEqual(t, caught, 50)
+	assert.Positive(t, caughtFiles)
+}
+
+// fileOf is the file {{ .LIST.Get "NAME" }} returned in res.
+func fileOf(res *Result, fr dot.FileRead) *bootstrap.File {
+	i := slices.IndexFunc(res.Files, func(f bootstrap.File) bool {
+		return f.Name == fr.Name && f.Dynamic == (fr.List == "DynamicFiles")
+	})
+	if i < 0 {
+		return nil
+	}
+	return &res.Files[i]
 }

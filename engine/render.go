@@ -435,7 +435,7 @@ func (st *renderState) key(sec *pack.Section) (memo.Key, sectionOutcome) {
 		k.String(text)
 		return k.Sum(), st.finish("", nil, sectionOutcome{out: text, overridden: true})
 	}
-	return st.sectionKey(sec, st.e.plans[sec].slots), sectionOutcome{pending: true}
+	return st.sectionKey(sec, st.e.plans[sec]), sectionOutcome{pending: true}
 }
 
 // run returns a section's template output: from the memo under its key,

@@ -3,6 +3,7 @@ package dot
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
@@ -44,24 +45,27 @@ func writeFiles(k *memo.Encoder, files []bootstrap.File) {
 	}
 	k.Int(len(files))
 	for i := range files {
-		f := &files[i]
-		k.String(f.Name)
-		k.String(f.Path)
-		k.String(f.Display)
-		k.String(f.Content)
-		k.Int(f.RawChars)
-		k.Int(f.InjectedChars)
-		k.String(string(f.Status))
-		k.Int(len(f.Causes))
-		for _, c := range f.Causes {
-			k.String(string(c))
-		}
-		k.Bool(f.NearLimit)
-		k.String(f.Reason)
-		k.Bool(f.Dynamic)
-		k.Bool(f.Startup)
-		k.Bool(f.Private)
+		writeFile(k, &files[i])
 	}
+}
+
+func writeFile(k *memo.Encoder, f *bootstrap.File) {
+	k.String(f.Name)
+	k.String(f.Path)
+	k.String(f.Display)
+	k.String(f.Content)
+	k.Int(f.RawChars)
+	k.Int(f.InjectedChars)
+	k.String(string(f.Status))
+	k.Int(len(f.Causes))
+	for _, c := range f.Causes {
+		k.String(string(c))
+	}
+	k.Bool(f.NearLimit)
+	k.String(f.Reason)
+	k.Bool(f.Dynamic)
+	k.Bool(f.Startup)
+	k.Bool(f.Private)
 }
 
 // CatalogKey encodes the skills view a catalog gives templates. It is
@@ -191,8 +195,10 @@ var KeyFields = func() []KeyField {
 		{"Config", func(k *memo.Encoder, _ *Request, d *Derived) { writeSettings(k, &d.Config) }},
 		{"Pack", func(*memo.Encoder, *Request, *Derived) {}}, // fixed for the Engine, whose memo this is
 		{"Files", func(k *memo.Encoder, _ *Request, d *Derived) { writeFiles(k, d.Files) }},
+		{"Files.Injected?", func(k *memo.Encoder, _ *Request, d *Derived) { k.Bool(injectsAny(d.Files)) }},
 		str("StablePrefix", func(_ *Request, d *Derived) string { return d.StablePrefix }),
 		{"DynamicFiles", func(k *memo.Encoder, _ *Request, d *Derived) { writeFiles(k, d.DynamicFiles) }},
+		{"DynamicFiles.Injected?", func(k *memo.Encoder, _ *Request, d *Derived) { k.Bool(injectsAny(d.DynamicFiles)) }},
 		str("DynamicSuffix", func(_ *Request, d *Derived) string { return d.DynamicSuffix }),
 		{"Truncation", func(k *memo.Encoder, _ *Request, d *Derived) {
 			k.Bool(d.Truncation.Warn)
@@ -212,23 +218,66 @@ var KeyFields = func() []KeyField {
 	return slices.Concat(fields, channel, session, runtime)
 }()
 
+func injectsAny(files []bootstrap.File) bool {
+	return slices.ContainsFunc(files, func(f bootstrap.File) bool { return f.Content != "" })
+}
+
 // KeySlot returns the index in KeyFields that covers the read path: the
-// path's own writer, else its first name's.
+// path's own writer, else that of the path without its detail (a truth
+// test "?", constant arguments), else its first name's.
 func KeySlot(path string) (int, bool) {
-	if i := slices.IndexFunc(KeyFields, func(f KeyField) bool { return f.Path == path }); i >= 0 {
-		return i, true
+	plain, _, _ := strings.Cut(strings.TrimSuffix(path, "?"), " ")
+	top, _, _ := strings.Cut(plain, ".")
+	for _, p := range []string{path, plain, top} {
+		if i := slices.IndexFunc(KeyFields, func(f KeyField) bool { return f.Path == p }); i >= 0 {
+			return i, true
+		}
 	}
-	top, _, _ := strings.Cut(path, ".")
-	i := slices.IndexFunc(KeyFields, func(f KeyField) bool { return f.Path == top })
-	return i, i >= 0
+	return -1, false
+}
+
+// FileRead is a read of one workspace file by name ({{ .Files.Get
+// "BOOTSTRAP.md" }}): a section reading only that is keyed on that file
+// alone, so an edit of another file leaves it be.
+type FileRead struct {
+	List string // "Files" or "DynamicFiles"
+	Name string
+}
+
+// fileRead parses a read path of the form `Files.Get "NAME"`.
+func fileRead(path string) (FileRead, bool) {
+	list, arg, ok := strings.Cut(path, ".Get ")
+	if !ok || list != "Files" && list != "DynamicFiles" {
+		return FileRead{}, false
+	}
+	name, err := strconv.Unquote(arg)
+	return FileRead{list, name}, err == nil
+}
+
+// Write writes the file Get returns, or a nil mark.
+func (r FileRead) Write(k *memo.Encoder, d *Derived) {
+	files := d.Files
+	if r.List == "DynamicFiles" {
+		files = d.DynamicFiles
+	}
+	if f := view.FileList(files).Get(r.Name); f != nil {
+		writeFile(k, f)
+	} else {
+		k.Nil()
+	}
 }
 
 // ReadSlots returns the KeyFields a section's key is made of, sorted:
 // those covering its read set, or every field of its view when the view
-// escapes.
-func ReadSlots(sec *pack.Section, vt *View) ([]int, error) {
+// escapes; and the files it reads by name alone, in path order.
+func ReadSlots(sec *pack.Section, vt *View) ([]int, []FileRead, error) {
 	var slots []int
+	var files []FileRead
 	add := func(path string) error {
+		if r, ok := fileRead(path); ok {
+			files = append(files, r)
+			return nil
+		}
 		i, ok := KeySlot(path)
 		if !ok {
 			return fmt.Errorf("section %s reads %s, which no memo key field covers", sec.ID, path)
@@ -247,11 +296,11 @@ func ReadSlots(sec *pack.Section, vt *View) ([]int, error) {
 	}
 	for _, p := range paths {
 		if err := add(p); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	slices.Sort(slots)
-	return slots, nil
+	return slots, files, nil
 }
 
 func writeTools(k *memo.Encoder, tools []Tool) {

@@ -26,7 +26,16 @@ func TestReadSets(t *testing.T) {
 		{`{{ $v := . }}{{ $v.Z }}`, []string{"Z"}, false},
 		{`{{ template "p" . }}`, []string{"Y"}, false},
 		{`{{ include "p" . }}{{ include "p" .X }}`, []string{"X", "Y"}, false},
-		{`{{ if .A.Has "x" }}{{ end }}`, []string{"A.Has"}, false},
+		// A method called with constants only is read with them; a field
+		// an if only tests is read for its truth ("?"); either narrows a
+		// path of two names only.
+		{`{{ if .A.Has "x" }}{{ end }}`, []string{`A.Has "x"`}, false},
+		{`{{ with .A.Get "a b" "c" }}{{ .Content }}{{ end }}`, []string{`A.Get "a b" "c"`}, false},
+		{`{{ $f := .A.Get "x" }}{{ $f.Content }}`, []string{`A.Get "x"`}, false},
+		{`{{ if .A.B }}{{ end }}{{ if .X }}{{ end }}{{ if .Y.B.C }}{{ end }}`, []string{"A.B?", "X", "Y.B"}, false},
+		{`{{ if .A.B }}{{ end }}{{ with .A.B }}{{ end }}`, []string{"A.B", "A.B?"}, false},
+		{`{{ if not .A.B }}{{ end }}{{ if $x := .X.Y }}{{ end }}`, []string{"A.B", "X.Y"}, false},
+		{`{{ .A.Get .X }}{{ "x" | .Y.Get }}{{ "x" | .Z.Get "y" }}{{ .B.Get "x" | print }}`, []string{"A.Get", "B.Get \"x\"", "X", "Y.Get", "Z.Get"}, false},
 		{`{{ . }}`, nil, true},
 		{`{{ toJson . }}`, nil, true},
 		{`{{ $v := . }}{{ toJson $v }}`, nil, true},

@@ -26,9 +26,11 @@ type Section struct {
 	Body     string // template text; front matter lines kept as blank lines so positions match the file
 	// Reads is what the section's template reads of its dot, found by
 	// Compile: field paths of at most two names ("Channel.Delivery",
-	// "Files"), sorted. ReadsAll says the whole dot escapes (printed,
-	// handed to a function, or to a template chosen at run time), so
-	// the section may depend on any field.
+	// "Files"), sorted; a path of two names is narrowed to a truth test
+	// ("Files.Injected?", only tested by an if) or a call with constant
+	// arguments (`Files.Get "BOOTSTRAP.md"`). ReadsAll says the whole dot
+	// escapes (printed, handed to a function, or to a template chosen at
+	// run time), so the section may depend on any field.
 	Reads    []string
 	ReadsAll bool
 }

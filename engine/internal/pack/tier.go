@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -165,7 +166,9 @@ func (c *tierChecker) variable(name string) level {
 // two, since a second name is a field (or a method) of the first. A
 // surely-view read is checked; a maybe-view one counts only where it
 // names a field of the view (elsewhere the variable held something else).
-func (c *tierChecker) read(tree *parse.Tree, n parse.Node, prefix int, ident []string, l level) {
+// detail narrows a read of exactly two names: "?" when only its truth is
+// used, or the constant arguments of a method call (` "BOOTSTRAP.md"`).
+func (c *tierChecker) read(tree *parse.Tree, n parse.Node, prefix int, ident []string, l level, detail string) {
 	switch {
 	case l == isTheView:
 		if c.field(tree, n, ident[0]) {
@@ -174,10 +177,10 @@ func (c *tierChecker) read(tree *parse.Tree, n parse.Node, prefix int, ident []s
 	case l == notView, !c.fields.All[ident[0]]:
 		return
 	}
-	if len(ident) > 2 {
-		ident = ident[:2]
+	if len(ident) != 2 {
+		ident, detail = ident[:min(len(ident), 2)], ""
 	}
-	c.reads[strings.Join(ident, ".")] = true
+	c.reads[strings.Join(ident, ".")+detail] = true
 }
 
 // field checks one top-level field name read at node n; ok says the
@@ -284,7 +287,11 @@ func (c *tierChecker) node(tree *parse.Tree, n parse.Node, root level) {
 	case *parse.ActionNode:
 		c.pipe(tree, n.Pipe, root, len(n.Pipe.Decl) > 0)
 	case *parse.IfNode:
-		c.pipe(tree, n.Pipe, root, false)
+		if f, ok := soleField(n.Pipe); ok {
+			c.read(tree, at(f.Pos, f.Ident, 1), 0, f.Ident, root, "?")
+		} else {
+			c.pipe(tree, n.Pipe, root, false)
+		}
 		c.list(tree, n.List, root)
 		c.list(tree, n.ElseList, root)
 	case *parse.WithNode:
@@ -315,7 +322,12 @@ func (c *tierChecker) pipe(tree *parse.Tree, p *parse.PipeNode, root level, whol
 	if isView != notView && wholeViewOK {
 		return
 	}
-	for _, cmd := range p.Cmds {
+	for i, cmd := range p.Cmds {
+		// A later command also gets the value piped in as an argument.
+		if f, args, ok := methodWithConstants(cmd); ok && i == 0 {
+			c.read(tree, at(f.Pos, f.Ident, 1), 0, f.Ident, root, args)
+			continue
+		}
 		name, calls := calledTemplate(cmd)
 		for i, a := range cmd.Args {
 			if calls && i == 2 && c.isView(&parse.PipeNode{Cmds: []*parse.CommandNode{{Args: cmd.Args[2:3]}}}, root) != notView {
@@ -333,14 +345,14 @@ func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root level) {
 	switch a := a.(type) {
 	case *parse.FieldNode:
 		// A chained field's position is its second element's.
-		c.read(tree, at(a.Pos, a.Ident, 1), 0, a.Ident, root)
+		c.read(tree, at(a.Pos, a.Ident, 1), 0, a.Ident, root, "")
 	case *parse.DotNode:
 		c.escapes = c.escapes || root != notView
 	case *parse.VariableNode:
 		l := c.variable(a.Ident[0])
 		switch {
 		case len(a.Ident) > 1:
-			c.read(tree, at(a.Pos, a.Ident, 0), len(a.Ident[0]), a.Ident[1:], l)
+			c.read(tree, at(a.Pos, a.Ident, 0), len(a.Ident[0]), a.Ident[1:], l, "")
 		case l != notView:
 			c.escapes = true
 		}
@@ -349,6 +361,35 @@ func (c *tierChecker) arg(tree *parse.Tree, a parse.Node, root level) {
 	case *parse.PipeNode:
 		c.pipe(tree, a, root, false)
 	}
+}
+
+// soleField returns the field chain an if tests when it is the whole
+// pipeline ({{ if .Files.Injected }}): only its truth is used.
+func soleField(p *parse.PipeNode) (*parse.FieldNode, bool) {
+	if len(p.Decl) > 0 || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+		return nil, false
+	}
+	f, ok := p.Cmds[0].Args[0].(*parse.FieldNode)
+	return f, ok
+}
+
+// methodWithConstants returns the field chain of a command that calls it
+// with constant strings only ({{ .Files.Get "BOOTSTRAP.md" }}), and those
+// arguments as a template writes them.
+func methodWithConstants(cmd *parse.CommandNode) (*parse.FieldNode, string, bool) {
+	f, ok := cmd.Args[0].(*parse.FieldNode)
+	if !ok || len(cmd.Args) < 2 {
+		return nil, "", false
+	}
+	var args strings.Builder
+	for _, a := range cmd.Args[1:] {
+		s, ok := a.(*parse.StringNode)
+		if !ok {
+			return nil, "", false
+		}
+		args.WriteString(" " + strconv.Quote(s.Text))
+	}
+	return f, args.String(), true
 }
 
 // isView says whether a pipeline is the whole view: "." where dot is the
