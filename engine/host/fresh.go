@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/sysprompt/sysprompt/engine/internal/memo"
@@ -98,8 +99,11 @@ func (s *Sources) walk() {
 	held := 0
 	for _, root := range s.paths {
 		start := root
-		if linkToFolder(root) {
+		switch {
+		case linkToFolder(root):
 			start = root + string(filepath.Separator) // the walk starts at the target
+		case slices.ContainsFunc(s.entries, func(e sourceEntry) bool { return e.path == root }):
+			continue // walked already, under an earlier path (templates/overlays under templates)
 		}
 		filepath.WalkDir(start, func(p string, d fs.DirEntry, _ error) error {
 			if len(s.entries) >= maxSourceEntries {

@@ -90,6 +90,16 @@ func TestSourcesFollowLinkedFolders(t *testing.T) {
 	time.Sleep(vfs.RacyWindow)
 	s := NewSources(filepath.Join(pack, "sections"), filepath.Join(other, "sections"))
 	assert.Less(t, len(s.entries), 10, "the link back up is not walked")
+	// A path met by an earlier path's walk is not stated twice; the same
+	// folder by another path (no link in it) is.
+	again := NewSources(filepath.Join(pack, "sections"), filepath.Join(pack, "sections"), filepath.Join(real, "sections"),
+		filepath.Join(real, "sections", "a.md.tmpl"), filepath.Join(other, "sections"))
+	seen := map[string]bool{}
+	for _, e := range again.entries {
+		assert.False(t, seen[e.path], "%s is stated twice", e.path)
+		seen[e.path] = true
+	}
+	assert.Len(t, again.entries, len(s.entries)+2)
 	assert.False(t, s.Changed(), "nothing changed")
 	write(filepath.Join(shared, "b.md.tmpl"), "BBBB")
 	assert.True(t, s.Changed(), "an edit in a linked sections folder")
