@@ -95,8 +95,8 @@ func WithConfig(c *config.Config) Option { return func(o *options) { o.config = 
 // vfs.OS() (or an *afero.OsFs) for the real disk: its workspaces are read
 // through an os.Root, free of check-then-open races. New refuses another
 // wrapper over the disk (afero's ReadOnlyFs over an OsFs, say), which
-// could not be. vfs.OSAt(dir) reads
-// the folder dir while the prompt shows the workspace path the request
+// could not be. vfs.OSAt(dir) reads the folder dir while the prompt
+// shows the workspace path the request
 // or config gives, so where the files sit does not change the prompt;
 // with no workspace path in either, no workspace is opened and OSAt's
 // folder is not read.
@@ -153,8 +153,6 @@ type renderSet struct {
 	sums  fieldSums    // the key fields' hashes in this render
 	parts []string     // a layer's section texts, reused likewise
 	keys  []memo.Key   // a layer's section keys, reused likewise
-	// outcomes are a layer's section outcomes, reused likewise.
-	outcomes []sectionOutcome
 }
 
 // New loads, validates and compiles a pack. It reads packFS from

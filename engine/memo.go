@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
@@ -131,11 +130,7 @@ func layerPlans(p *pack.Pack, sections map[*pack.Section]*sectionPlan) map[*pack
 			}
 			slices.Sort(lp.slots)
 			slices.Sort(lp.overrides)
-			slices.SortFunc(lp.fileReads, func(a, b dot.FileRead) int {
-				return cmp.Or(cmp.Compare(a.List, b.List), cmp.Compare(a.Name, b.Name))
-			})
 			lp.slots, lp.overrides = slices.Compact(lp.slots), slices.Compact(lp.overrides)
-			lp.fileReads = slices.Compact(lp.fileReads)
 			layers[ly] = lp
 		}
 	}

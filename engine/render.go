@@ -95,15 +95,8 @@ type stableDigest struct {
 }
 
 func sha256Hex(s string) string {
-	// Through a buffer on the stack: a hash.Hash takes bytes only, and
-	// converting the prefix would copy it to the heap whole.
-	h, buf := sha256.New(), [4096]byte{}
-	for s != "" {
-		n := copy(buf[:], s)
-		h.Write(buf[:n])
-		s = s[n:]
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256([]byte(s)) // a copy, made once a prefix at most
+	return hex.EncodeToString(sum[:])
 }
 
 // RenderedSection is where a section landed in its layer's Text.
@@ -163,15 +156,10 @@ const (
 
 // TextWithoutBoundary is Text with the marker line removed.
 func (l Layer) TextWithoutBoundary() string {
-	switch {
-	case l.Stable == "" && l.Dynamic == "":
-		return ""
-	case l.Stable == "":
-		return l.Dynamic + "\n"
-	case l.Dynamic == "":
-		return l.Stable + "\n"
+	if parts := slices.DeleteFunc([]string{l.Stable, l.Dynamic}, func(p string) bool { return p == "" }); len(parts) > 0 {
+		return strings.Join(parts, "\n\n") + "\n"
 	}
-	return l.Stable + "\n\n" + l.Dynamic + "\n"
+	return ""
 }
 
 // Render builds the prompt for one request. It is safe for concurrent use.
@@ -257,10 +245,10 @@ func (e *Engine) begin(ctx context.Context, set *renderSet, req *Request) (*rend
 		Truncation:    dot.Truncation(res.TruncationWarned, files.Files),
 	}}
 	st.d.BootstrapMode = bootstrapMode(req, files) // "" without a workspace: nothing was loaded
-	st.d.Today = localDate(req.Date, settings.UserTimezone)
-	st.d.SharedChat = req.SharedChat()
-
-	st.d.SkillsKey = sk.key
+	if settings.UserTimezone != "" {
+		st.d.Today, _ = localDay(req.Date, settings.UserTimezone, 0) // "" for a zone not known
+	}
+	st.d.SharedChat, st.d.SkillsKey = req.SharedChat(), sk.key
 	set.sums.have = 0
 	return &st, h, res, nil
 }
@@ -355,18 +343,7 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 		l.Sections = slices.Clone(l.Sections) // the caller's to change
 		return l, nil
 	}
-	outcomes, keys, nStable := set.outcomes[:0], set.keys[:0], 0
-	defer func() {
-		clear(outcomes)
-		set.outcomes, set.keys = outcomes[:0], keys[:0]
-	}()
-	for _, sec := range ly.Sections {
-		key, o := st.key(sec)
-		outcomes, keys = append(outcomes, o), append(keys, key)
-		if sec.Tier == TierStable {
-			nStable++ // stable sections come first in a layer
-		}
-	}
+	keys, nStable := set.keys[:0], 0
 	boundary := st.e.pack.Manifest.Boundary
 	if st.req.Mode == ModeNone {
 		boundary = ""
@@ -376,16 +353,20 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 	parts, nStableParts, kept := set.parts[:0], 0, 0
 	defer func() {
 		clear(parts)
-		set.parts = parts[:0]
+		set.parts, set.keys = parts[:0], keys[:0]
 	}()
-	for i, sec := range ly.Sections {
+	for _, sec := range ly.Sections {
 		if err := set.meter.Err(); err != nil {
 			return Layer{}, &Error{Phase: PhaseExec, File: sec.File, Section: sec.ID, Err: err}
 		}
-		o := outcomes[i]
+		stable := sec.Tier == TierStable // stable sections come first in a layer
+		key, o := st.key(sec)
+		if keys = append(keys, key); stable {
+			nStable++
+		}
 		if o.pending {
 			var err error
-			if o, err = st.run(sec, keys[i]); err != nil {
+			if o, err = st.run(sec, key); err != nil {
 				return Layer{}, err
 			}
 		}
@@ -398,8 +379,7 @@ func (st *renderState) renderLayer(ly *pack.Layer) (Layer, error) {
 			continue
 		}
 		infos = append(infos, RenderedSection{ID: sec.ID, Tier: sec.Tier, Chars: o.chars, Overridden: o.overridden})
-		parts = append(parts, o.out)
-		if i < nStable {
+		if parts = append(parts, o.out); stable {
 			nStableParts++
 		}
 	}
@@ -645,23 +625,22 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	if ws == nil {
 		return bootstrap.Result{}, nil
 	}
-	today, yesterday := "", ""
-	if req.Session.Reset && req.Date != "" {
-		// With no known zone, days are UTC days.
-		loc, err := zone.Load(s.UserTimezone)
-		if err != nil {
-			return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: fmt.Errorf("time zone %q: %w", s.UserTimezone, err)}
-		}
-		t, _ := time.Parse(time.RFC3339, req.Date)
-		t = t.In(loc)
-		today, yesterday = t.Format(time.DateOnly), t.AddDate(0, 0, -1).Format(time.DateOnly)
-	}
-	lists := e.pack.Bootstrap
 	if req.LightContext {
 		// A lightweight run reads no workspace file; the report says so by
 		// listing none.
 		return bootstrap.Result{}, nil
 	}
+	var today, yesterday string
+	if req.Session.Reset { // with no known zone, days are UTC days
+		var err error
+		if today, err = localDay(req.Date, s.UserTimezone, 0); err == nil {
+			yesterday, err = localDay(req.Date, s.UserTimezone, -1)
+		}
+		if err != nil {
+			return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: fmt.Errorf("time zone %q: %w", s.UserTimezone, err)}
+		}
+	}
+	lists := e.pack.Bootstrap
 	opts := bootstrap.Options{
 		Files:         lists.Files,
 		Optional:      lists.Optional,
@@ -703,18 +682,19 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	return r, nil
 }
 
-// localDate is the day of the RFC 3339 time date in the zone tz, "" when
-// either is unknown. The request was validated, so date parses.
-func localDate(date, tz string) string {
-	if date == "" || tz == "" {
-		return ""
+// localDay is the day of the RFC 3339 time date in the zone tz (UTC for
+// ""), moved by days; "" when date is. The request was validated, so
+// date parses.
+func localDay(date, tz string, days int) (string, error) {
+	if date == "" {
+		return "", nil
 	}
 	loc, err := zone.Load(tz)
 	if err != nil {
-		return ""
+		return "", err
 	}
 	t, _ := time.Parse(time.RFC3339, date)
-	return t.In(loc).Format(time.DateOnly)
+	return t.In(loc).AddDate(0, 0, days).Format(time.DateOnly), nil
 }
 
 // setupFor says what the run does with BOOTSTRAP.md. Only a main
