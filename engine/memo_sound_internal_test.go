@@ -277,9 +277,6 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 	}
 	e, fs := soundEngine(t)
 	pairs := turnPairs(t)
-	type probe struct {
-		a, b turnResult
-	}
 	probes := make([]probe, len(pairs))
 	for i, p := range pairs {
 		resetWorkspace(t, fs)
@@ -300,79 +297,31 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 			case "Pack", "Mode", "Harness":
 				continue // fixed for the Engine, or in every key anyway
 			}
-			// A pair reveals the missing field when the section's
-			// other fields, mode and harness are unchanged and its
-			// text is not.
-			reveal := slices.IndexFunc(probes, func(p probe) bool {
-				if p.a.res.Mode != p.b.res.Mode || p.a.res.Harness != p.b.res.Harness {
-					return false
-				}
-				for _, other := range plan.slots {
-					if other != slot && (p.a.sums.have&(1<<other) == 0 || p.a.sums.sum[other] != p.b.sums.sum[other]) {
-						return false
-					}
-				}
-				for _, fr := range plan.fileReads {
-					if !reflect.DeepEqual(fileOf(p.a.res, fr), fileOf(p.b.res, fr)) {
-						return false
-					}
-				}
-				for _, l := range p.a.res.Layers {
-					if p.a.texts[l.Name+"/"+id] != p.b.texts[l.Name+"/"+id] {
-						return true
-					}
-				}
-				return false
-			})
+			reveal := slices.IndexFunc(probes, func(p probe) bool { return reveals(p, id, plan, slot, -1) })
 			if reveal < 0 {
 				unexercised = append(unexercised, id+" "+dot.KeyFields[slot].Path)
 				continue
 			}
-			// The layers' keys are made from the sections' plans too.
-			kept := plan.slots
-			plan.slots = slices.DeleteFunc(slices.Clone(kept), func(s int) bool { return s == slot })
-			e.layerPlans = layerPlans(e.pack, e.plans)
-			bad := memoMismatches(t, e, fs, pairs[reveal:reveal+1], false)
-			plan.slots = kept
-			e.layerPlans = layerPlans(e.pack, e.plans)
+			bad := without(t, e, fs, pairs[reveal], func() func() {
+				kept := plan.slots
+				plan.slots = slices.DeleteFunc(slices.Clone(kept), func(s int) bool { return s == slot })
+				return func() { plan.slots = kept }
+			})
 			assert.NotEmpty(t, bad, "%s without %s: %s goes unnoticed", id, dot.KeyFields[slot].Path, pairs[reveal].name)
 			caught++
 		}
-		// The same for each file the section reads by name: a pair where
-		// that file alone changes, of all the section reads, must come out
-		// wrong without it.
+		// The same for each file the section reads by name.
 		for j, fr := range plan.fileReads {
-			reveal := slices.IndexFunc(probes, func(p probe) bool {
-				if p.a.res.Mode != p.b.res.Mode || p.a.res.Harness != p.b.res.Harness {
-					return false
-				}
-				for _, slot := range plan.slots {
-					if p.a.sums.have&(1<<slot) == 0 || p.a.sums.sum[slot] != p.b.sums.sum[slot] {
-						return false
-					}
-				}
-				for k, other := range plan.fileReads {
-					if k != j && !reflect.DeepEqual(fileOf(p.a.res, other), fileOf(p.b.res, other)) {
-						return false
-					}
-				}
-				for _, l := range p.a.res.Layers {
-					if p.a.texts[l.Name+"/"+id] != p.b.texts[l.Name+"/"+id] {
-						return true
-					}
-				}
-				return false
-			})
+			reveal := slices.IndexFunc(probes, func(p probe) bool { return reveals(p, id, plan, -1, j) })
 			if reveal < 0 {
 				unexercised = append(unexercised, id+" "+fr.List+".Get "+fr.Name)
 				continue
 			}
-			kept := plan.fileReads
-			plan.fileReads = slices.Delete(slices.Clone(kept), j, j+1)
-			e.layerPlans = layerPlans(e.pack, e.plans)
-			bad := memoMismatches(t, e, fs, pairs[reveal:reveal+1], false)
-			plan.fileReads = kept
-			e.layerPlans = layerPlans(e.pack, e.plans)
+			bad := without(t, e, fs, pairs[reveal], func() func() {
+				kept := plan.fileReads
+				plan.fileReads = slices.Delete(slices.Clone(kept), j, j+1)
+				return func() { plan.fileReads = kept }
+			})
 			assert.NotEmpty(t, bad, "%s without %s.Get %q: %s goes unnoticed", id, fr.List, fr.Name, pairs[reveal].name)
 			caught++
 			caughtFiles++
@@ -381,6 +330,51 @@ func TestMemoMismatchesCatchAMissingRead(t *testing.T) {
 	t.Logf("caught %d removals (%d of files read by name); no pair shows %d: %v", caught, caughtFiles, len(unexercised), unexercised)
 	assert.GreaterOrEqual(t, caught, 50)
 	assert.Positive(t, caughtFiles)
+}
+
+// A probe is a pair's two turns, each rendered with an empty memo.
+type probe struct {
+	a, b turnResult
+}
+
+// reveals says whether the probe shows section id's text change while
+// all it reads (the plan's slots and file reads, but the slot or the
+// file read numbered skip, -1 for none), its mode and its harness stay
+// the same: what taking that one read out of the key must make the memo
+// get wrong.
+func reveals(p probe, id string, plan *sectionPlan, skipSlot, skipFile int) bool {
+	if p.a.res.Mode != p.b.res.Mode || p.a.res.Harness != p.b.res.Harness {
+		return false
+	}
+	for _, slot := range plan.slots {
+		if slot != skipSlot && (p.a.sums.have&(1<<slot) == 0 || p.a.sums.sum[slot] != p.b.sums.sum[slot]) {
+			return false
+		}
+	}
+	for k, fr := range plan.fileReads {
+		if k != skipFile && !reflect.DeepEqual(fileOf(p.a.res, fr), fileOf(p.b.res, fr)) {
+			return false
+		}
+	}
+	for _, l := range p.a.res.Layers {
+		if p.a.texts[l.Name+"/"+id] != p.b.texts[l.Name+"/"+id] {
+			return true
+		}
+	}
+	return false
+}
+
+// without renders the pair with one read taken out of a section's plan
+// by take, which returns what puts it back, and names the sections the
+// memo got wrong. The layers' keys are made from the plans too.
+func without(t *testing.T, e *Engine, fs afero.Fs, pair turnPair, take func() (restore func())) []string {
+	restore := take()
+	e.layerPlans = layerPlans(e.pack, e.plans)
+	defer func() {
+		restore()
+		e.layerPlans = layerPlans(e.pack, e.plans)
+	}()
+	return memoMismatches(t, e, fs, []turnPair{pair}, false)
 }
 
 // fileOf is the file {{ .LIST.Get "NAME" }} returned in res.
