@@ -66,8 +66,8 @@ func newMemo() *memo.Cache[memoValue] {
 }
 
 // sectionPlan is what New works out for a section's memo key: the key
-// fields it reads; which file lists it reads, whose texts tidy must
-// leave alone; whether it reads the tool lines, which cost a sort.
+// fields and the files by name it reads; which file lists it reads, whose
+// texts tidy leaves alone; whether it reads the tool lines (a sort).
 type sectionPlan struct {
 	slots                          []int
 	fileReads                      []dot.FileRead // files read by name alone
@@ -104,10 +104,6 @@ func plans(p *pack.Pack) (map[*pack.Section]*sectionPlan, map[*pack.Layer]*layer
 			plan.files = plan.files || dot.KeyFields[i].Path == "Files"
 			plan.dynamicFiles = plan.dynamicFiles || dot.KeyFields[i].Path == "DynamicFiles"
 			plan.toolLines = plan.toolLines || dot.KeyFields[i].Path == "ToolLines"
-		}
-		for _, r := range fileReads {
-			plan.files = plan.files || r.List == "Files"
-			plan.dynamicFiles = plan.dynamicFiles || r.List == "DynamicFiles"
 		}
 		out[sec] = plan
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/spf13/afero"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -108,5 +109,102 @@ func TestMemoisedSectionsAreHeldToThePromptBound(t *testing.T) {
 		_, err = long.Render(context.Background(), both)
 		require.ErrorAs(t, err, &le)
 		assert.Equal(t, engine.BoundPromptOutput, le.Bound)
+	}
+}
+
+// A section reading one file by name is keyed on that file alone, so the
+// blank lines tidy leaves alone are that file's only: another file whose
+// text matches lines of the section does not change what it prints (it
+// did, and an edit of that file left the memo answering as before).
+func TestFileReadByNameKeepsTidyToThatFile(t *testing.T) {
+	body := "{{ with .Files.Get \"AGENTS.md\" }}{{ .Name }}{{ end }}\nx\n\n\ny\n"
+	p := minimalPack(t, manifest(`"identity", "one"`), map[string]string{"one": section(stable, body)})
+	ws := workspaceFS(t, smallWorkspace())
+	e, err := engine.New(p, engine.WithFS(ws))
+	require.NoError(t, err)
+	text := func(e *engine.Engine) string {
+		res, err := e.Render(context.Background(), directRequest())
+		require.NoError(t, err)
+		return res.Layers[0].Text
+	}
+	first := text(e)
+	assert.Contains(t, first, "AGENTS.md\nx\n\ny\n", "the section's own blank lines are folded")
+	require.NoError(t, afero.WriteFile(ws, "/ws/SOUL.md", []byte("x\n\n\ny"), 0o644))
+	fresh, err := engine.New(p, engine.WithFS(ws))
+	require.NoError(t, err)
+	assert.Equal(t, text(fresh), text(e), "the memo answers as a fresh engine")
+	assert.Contains(t, text(fresh), "AGENTS.md\nx\n\ny\n")
+}
+
+// Templates that read the file lists through the narrowed forms (a file
+// by name, a truth test) and around them, each over workspace edits: a
+// long-lived engine answers as a fresh one.
+func TestNarrowedReadsAnswerAsAFreshEngine(t *testing.T) {
+	bodies := []string{
+		`{{ if .Files.Injected }}yes{{ else }}no{{ end }}`,
+		`{{ if false }}{{ else if .Files.Injected }}yes{{ else }}no{{ end }}`,
+		`{{ with .Files.Injected }}{{ len . }}{{ end }}`,
+		`{{ with .Files.Get "SOUL.md" }}{{ .Content }}{{ end }}`,
+		`{{ $f := .Files }}{{ with $f.Get "SOUL.md" }}{{ .Content }}{{ end }}`,
+		`{{ $v := . }}{{ with $v.Files.Get "SOUL.md" }}{{ .Content }}{{ end }}`,
+		`{{ with $.Files.Get "SOUL.md" }}{{ .Content }}{{ end }}`,
+		`{{ $n := "SOUL.md" }}{{ with .Files.Get $n }}{{ .Content }}{{ end }}`,
+		`{{ with "SOUL.md" | .Files.Get }}{{ .Content }}{{ end }}`,
+		`{{ with (.Files).Get "SOUL.md" }}{{ .Content }}{{ end }}`,
+		`{{ .Files.Get "SOUL.md" }}`,
+		`{{ include "q" . }}`,
+		`{{ template "r" (.Files.Get "AGENTS.md") }}`,
+		`{{ if .Files.Injected }}{{ range .Files }}{{ .Name }}:{{ .Content }};{{ end }}{{ end }}`,
+		`{{ with .Files.Get "SOUL.md" }}{{ if eq .Status "MISSING" }}gone{{ else }}{{ .RawChars }}{{ end }}{{ end }}`,
+		`{{ .Files.Except "AGENTS.md" }}`,
+	}
+	edits := []struct {
+		name  string
+		apply func(afero.Fs)
+	}{
+		{"SOUL.md edited", func(fs afero.Fs) { require.NoError(t, afero.WriteFile(fs, "/ws/SOUL.md", []byte("Cold.\n"), 0o644)) }},
+		{"SOUL.md removed", func(fs afero.Fs) { require.NoError(t, fs.Remove("/ws/SOUL.md")) }},
+		{"AGENTS.md edited", func(fs afero.Fs) { require.NoError(t, afero.WriteFile(fs, "/ws/AGENTS.md", []byte("Other.\n"), 0o644)) }},
+		{"every file removed", func(fs afero.Fs) {
+			for name := range smallWorkspace() {
+				require.NoError(t, fs.Remove("/ws/"+name))
+			}
+		}},
+	}
+	text := func(e *engine.Engine) string {
+		res, err := e.Render(context.Background(), directRequest())
+		require.NoError(t, err)
+		return res.Layers[0].Text
+	}
+	for _, body := range bodies {
+		for _, edit := range edits {
+			p := minimalPack(t, manifest(`"identity", "one"`), map[string]string{"one": section(stable, body)})
+			addFile(p, "templates/q.tmpl", `{{ define "q" }}{{ if .Files.Injected }}{{ with .Files.Get "SOUL.md" }}{{ .Content }}{{ end }}{{ end }}{{ end }}`)
+			addFile(p, "templates/r.tmpl", `{{ define "r" }}{{ .Content }}{{ end }}`)
+			ws := workspaceFS(t, smallWorkspace())
+			e, err := engine.New(p, engine.WithFS(ws))
+			require.NoError(t, err, body)
+			text(e)
+			edit.apply(ws)
+			fresh, err := engine.New(p, engine.WithFS(ws))
+			require.NoError(t, err)
+			assert.Equal(t, text(fresh), text(e), "%s after %s", body, edit.name)
+		}
+	}
+}
+
+// A stable section reading a per-turn field through a narrowed form still
+// fails the tier check at New.
+func TestTierCheckSeesNarrowedReads(t *testing.T) {
+	for _, body := range []string{
+		`{{ .DynamicFiles.Get "HEARTBEAT.md" }}`,
+		`{{ if .DynamicFiles.Injected }}x{{ end }}`,
+		`{{ with $ }}{{ if .DynamicFiles.Injected }}x{{ end }}{{ end }}`,
+		`{{ include "p" . }}`,
+	} {
+		p := minimalPack(t, manifest(`"identity", "one"`), map[string]string{"one": section(stable, body)})
+		addFile(p, "templates/p.tmpl", `{{ define "p" }}{{ (.DynamicFiles.Get "HEARTBEAT.md").Content }}{{ end }}`)
+		_, err := engine.New(p)
+		assert.ErrorContains(t, err, "stable section uses volatile field", body)
 	}
 }

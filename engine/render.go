@@ -468,6 +468,11 @@ func (st *renderState) tidy(raw string, plan *sectionPlan) string {
 	if plan.dynamicFiles {
 		protected = append(slices.Clip(protected), st.protectedDynamic...)
 	}
+	for _, r := range plan.fileReads { // its key holds these files alone
+		if f := r.File(&st.d); f != nil {
+			protected = append(slices.Clip(protected), dot.ProtectedTexts([]bootstrap.File{*f})...)
+		}
+	}
 	return tidy.Text(raw, protected)
 }
 
@@ -682,9 +687,8 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	return r, nil
 }
 
-// localDay is the day of the RFC 3339 time date in the zone tz (UTC for
-// ""), moved by days; "" when date is. The request was validated, so
-// date parses.
+// localDay is the day of the RFC 3339 time date (validated: it parses)
+// in the zone tz (UTC for ""), moved by days; "" when date is.
 func localDay(date, tz string, days int) (string, error) {
 	if date == "" {
 		return "", nil

@@ -254,13 +254,18 @@ func fileRead(path string) (FileRead, bool) {
 	return FileRead{list, name}, err == nil
 }
 
-// Write writes the file Get returns, or a nil mark.
-func (r FileRead) Write(k *memo.Encoder, d *Derived) {
+// File is what Get returns over d.
+func (r FileRead) File(d *Derived) *bootstrap.File {
 	files := d.Files
 	if r.List == "DynamicFiles" {
 		files = d.DynamicFiles
 	}
-	if f := view.FileList(files).Get(r.Name); f != nil {
+	return view.FileList(files).Get(r.Name)
+}
+
+// Write writes the file Get returns, or a nil mark.
+func (r FileRead) Write(k *memo.Encoder, d *Derived) {
+	if f := r.File(d); f != nil {
 		writeFile(k, f)
 	} else {
 		k.Nil()
