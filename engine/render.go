@@ -654,8 +654,8 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		CronFiles:     lists.Cron,
 		Private:       lists.Private,
 		Shared:        req.SharedChat(),
-		MaxChars:      s.BootstrapMaxChars,
-		TotalMaxChars: s.BootstrapTotalMaxChars,
+		MaxChars:      min(s.BootstrapMaxChars, e.opts.limits.PromptOutput), // no prompt holds more than that
+		TotalMaxChars: min(s.BootstrapTotalMaxChars, e.opts.limits.PromptOutput),
 		Session:       req.SessionKind,
 		Setup:         setupFor(req),
 		Heartbeat:     s.HeartbeatEnabled && s.HeartbeatSection,

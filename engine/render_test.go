@@ -3,6 +3,8 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -389,4 +391,29 @@ func TestOutlineSaysWhatSectionsRead(t *testing.T) {
 	assert.True(t, all.ReadsField("Skills"))
 	ch.Reads[0] = "changed"
 	assert.Equal(t, "Channel.Delivery", res.Outline().Layers[0].Sections[1].Reads[0], "the reads are the caller's copy too")
+}
+
+// No prompt holds more than Limits.PromptOutput, so neither bootstrap
+// budget counts past it: a file over it under a huge budget is cut there
+// (and held in memory only that far) rather than read whole.
+func TestBootstrapBudgetsStopAtThePromptBound(t *testing.T) {
+	cfg, err := config.Parse("c.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 1000000000\nbootstrapTotalMaxChars = 1000000000\n"))
+	require.NoError(t, err)
+	p := minimalPack(t, manifest(`"identity", "d"`), map[string]string{
+		"d": section(stable, `{{ with .Files.Get "AGENTS.md" }}{{ .Status }} {{ .RawChars }} {{ len .Content }}{{ end }}`),
+	})
+	files := smallWorkspace()
+	files["AGENTS.md"] = strings.Repeat("a", 50_000)
+	e, err := engine.New(p, engine.WithFS(workspaceFS(t, files)), engine.WithConfig(cfg),
+		engine.WithLimits(engine.Limits{PromptOutput: 20_000, SectionOutput: 20_000}))
+	require.NoError(t, err)
+	res, err := e.Render(context.Background(), directRequest())
+	require.NoError(t, err)
+	var status, raw, kept string
+	_, err = fmt.Sscan(strings.SplitN(res.Layers[0].Stable, "\n\n", 2)[1], &status, &raw, &kept)
+	require.NoError(t, err, res.Layers[0].Stable)
+	assert.Equal(t, []string{"TRUNCATED", "50000"}, []string{status, raw})
+	n, _ := strconv.Atoi(kept)
+	assert.LessOrEqual(t, n, 20_000)
+	assert.Equal(t, 1_000_000_000, res.Settings.BootstrapMaxChars, "the settings say what was configured")
 }
