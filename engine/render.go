@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/engine/bootstrap"
 	"github.com/sysprompt/sysprompt/engine/config"
@@ -25,6 +24,7 @@ import (
 	"github.com/sysprompt/sysprompt/engine/skills"
 	"github.com/sysprompt/sysprompt/engine/view"
 	"github.com/sysprompt/sysprompt/internal/echo"
+	"github.com/sysprompt/sysprompt/internal/runes"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -273,7 +273,7 @@ func checkPromptSize(layers []Layer, max int) error {
 	}
 	total := 0
 	for _, l := range layers {
-		total += utf8.RuneCountInString(l.Text)
+		total += runes.Count(l.Text)
 	}
 	if total > max {
 		return &Error{Phase: PhaseExec, Err: fmt.Errorf("the prompt is %d characters, over promptLimits.maxChars = %d", total, max)}
@@ -518,7 +518,7 @@ func (st *renderState) finish(raw string, plan *sectionPlan, o sectionOutcome) s
 		o.reason = OmitEmpty
 		return o
 	}
-	o.chars = utf8.RuneCountInString(o.out)
+	o.chars = runes.Count(o.out)
 	return o
 }
 

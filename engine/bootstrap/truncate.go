@@ -3,7 +3,6 @@ package bootstrap
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/sysprompt/sysprompt/internal/runes"
 )
@@ -32,7 +31,7 @@ func unixLines(s string) string {
 }
 
 // runeCount is the length of s in code points, the unit of every budget.
-func runeCount(s string) int { return utf8.RuneCountInString(s) }
+func runeCount(s string) int { return runes.Count(s) }
 
 // share returns pct percent of n, rounded down, without overflowing for
 // huge budgets.

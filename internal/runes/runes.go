@@ -1,5 +1,5 @@
 // Package runes cuts text at code point boundaries, strings and byte
-// slices alike.
+// slices alike, and counts the code points of a string.
 //
 // First and Last take any text. Invalid UTF-8 counts as utf8.RuneCount
 // counts it, one code point per byte that starts no valid encoding, so
@@ -131,6 +131,34 @@ func lastDecoding[T Text](s T, i, n int) int {
 		i -= lastWidth(s[:i])
 	}
 	return i
+}
+
+// Count is utf8.RuneCountInString of s, invalid UTF-8 included, with
+// runs of ASCII counted eight bytes at a time: a prompt is mostly ASCII,
+// and counting a long section rune by rune was a tenth of a render that
+// ran it again.
+func Count(s string) int {
+	n := 0
+	for len(s) > 0 {
+		switch {
+		case len(s) >= 8 && (uint64(s[0])|uint64(s[1])<<8|uint64(s[2])<<16|uint64(s[3])<<24|
+			uint64(s[4])<<32|uint64(s[5])<<40|uint64(s[6])<<48|uint64(s[7])<<56)&0x8080808080808080 == 0:
+			s, n = s[8:], n+8
+		case s[0] < utf8.RuneSelf:
+			s, n = s[1:], n+1
+		default: // a run of anything else, decoded as a range loop does
+			end := len(s)
+			for j, r := range s {
+				if r < utf8.RuneSelf {
+					end = j
+					break
+				}
+				n++
+			}
+			s = s[end:]
+		}
+	}
+	return n
 }
 
 // width is the size of the code point at the start of non-empty s, as

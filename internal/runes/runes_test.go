@@ -46,6 +46,9 @@ func lastRef(s string, n int) string {
 // the message names the function and its arguments.
 func checkCuts(t *testing.T, s string) {
 	count := utf8.RuneCountInString(s)
+	if got := Count(s); got != count {
+		t.Fatalf("Count(%q) = %d, want %d", s, got, count)
+	}
 	valid := utf8.ValidString(s)
 	b := []byte(s) // once: the cuts return part of it and never write
 	for n := -1; n <= count+1; n++ {
@@ -218,6 +221,20 @@ func benchCut(b *testing.B, cut func(s string, n int) string, cutBytes func(s []
 }
 
 func BenchmarkFirst(b *testing.B) { benchCut(b, First[string], First[[]byte]) }
+
+func BenchmarkCount(b *testing.B) {
+	texts := append(benchTexts, struct{ name, text string }{"ascii", strings.Repeat("A line of workspace notes, all of it plain ASCII text.\n", 300)})
+	for _, bt := range texts {
+		for name, count := range map[string]func(string) int{"utf8": utf8.RuneCountInString, "runes": Count} {
+			b.Run(bt.name+"/"+name, func(b *testing.B) {
+				b.SetBytes(int64(len(bt.text)))
+				for b.Loop() {
+					_ = count(bt.text)
+				}
+			})
+		}
+	}
+}
 
 func BenchmarkLast(b *testing.B) { benchCut(b, Last[string], Last[[]byte]) }
 
