@@ -630,11 +630,6 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 	if ws == nil {
 		return bootstrap.Result{}, nil
 	}
-	if req.LightContext {
-		// A lightweight run reads no workspace file; the report says so by
-		// listing none.
-		return bootstrap.Result{}, nil
-	}
 	var today, yesterday string
 	if req.Session.Reset { // with no known zone, days are UTC days
 		var err error
@@ -645,6 +640,9 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 			return bootstrap.Result{}, &Error{Phase: PhaseConfig, Err: fmt.Errorf("time zone %q: %w", s.UserTimezone, err)}
 		}
 	}
+	if req.LightContext { // a lightweight run reads no workspace file, and the report lists none
+		return bootstrap.Result{}, nil
+	}
 	lists := e.pack.Bootstrap
 	opts := bootstrap.Options{
 		Files:         lists.Files,
@@ -654,8 +652,9 @@ func (e *Engine) loadBootstrap(ctx context.Context, set *renderSet, req *Request
 		CronFiles:     lists.Cron,
 		Private:       lists.Private,
 		Shared:        req.SharedChat(),
-		MaxChars:      min(s.BootstrapMaxChars, e.opts.limits.PromptOutput), // no prompt holds more than that
-		TotalMaxChars: min(s.BootstrapTotalMaxChars, e.opts.limits.PromptOutput),
+		MaxChars:      s.BootstrapMaxChars,
+		TotalMaxChars: s.BootstrapTotalMaxChars,
+		Bound:         e.opts.limits.PromptOutput, // no prompt holds more than that
 		Session:       req.SessionKind,
 		Setup:         setupFor(req),
 		Heartbeat:     s.HeartbeatEnabled && s.HeartbeatSection,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/config"
+	"github.com/sysprompt/sysprompt/engine/report"
 	"github.com/sysprompt/sysprompt/funcs"
 )
 
@@ -416,4 +417,59 @@ func TestBootstrapBudgetsStopAtThePromptBound(t *testing.T) {
 	n, _ := strconv.Atoi(kept)
 	assert.LessOrEqual(t, n, 20_000)
 	assert.Equal(t, 1_000_000_000, res.Settings.BootstrapMaxChars, "the settings say what was configured")
+}
+
+// The prompt bound caps the budgets the files are cut to, not the ones
+// the result states: near-limit flags and the "once" warning's signature
+// are of the configured budgets, whatever the engine's Limits.
+func TestBoundedBudgetsStillReportTheConfiguredOnes(t *testing.T) {
+	cfg, err := config.Parse("c.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 1000000000\nbootstrapTotalMaxChars = 1000000000\n"))
+	require.NoError(t, err)
+	p := minimalPack(t, manifest(`"identity", "d"`), map[string]string{
+		"d": section(stable, `{{ with .Files.Get "AGENTS.md" }}{{ .Content }}{{ end }}`),
+	})
+	files := smallWorkspace()
+	files["AGENTS.md"] = strings.Repeat("a", 18_000) // 90 % of the bound, nowhere near the budget
+	e, err := engine.New(p, engine.WithFS(workspaceFS(t, files)), engine.WithConfig(cfg),
+		engine.WithLimits(engine.Limits{PromptOutput: 20_000, SectionOutput: 20_000}))
+	require.NoError(t, err)
+	res, err := e.Render(context.Background(), directRequest())
+	require.NoError(t, err)
+	for _, f := range res.Files {
+		assert.False(t, f.NearLimit, f.Name)
+	}
+	for _, w := range report.Build(res, report.EstimateTokens{}).Warnings {
+		assert.NotEqual(t, "file_near_limit", w.Code, w.Message)
+	}
+
+	cfg, err = config.Parse("c.toml", []byte("[agents.defaults]\nbootstrapMaxChars = 1000\nbootstrapTotalMaxChars = 1000000000\n"))
+	require.NoError(t, err)
+	files["AGENTS.md"] = strings.Repeat("a", 5_000)
+	signature := func(opts ...engine.Option) string {
+		e, err := engine.New(p, append(opts, engine.WithFS(workspaceFS(t, files)), engine.WithConfig(cfg))...)
+		require.NoError(t, err)
+		res, err := e.Render(context.Background(), directRequest())
+		require.NoError(t, err)
+		return res.TruncationSignature
+	}
+	sig := signature()
+	assert.Equal(t, sig, signature(engine.WithLimits(engine.Limits{PromptOutput: 100_000})))
+	assert.Contains(t, sig, `"totalMaxChars":1000000000`)
+}
+
+// A /new turn checks the zone its daily notes are named in, with or
+// without lightContext (a Config built in code is not checked before).
+func TestResetTurnChecksTheZoneEvenWhenLight(t *testing.T) {
+	tz := "Mars/Olympus"
+	cfg := &config.Config{Agents: config.AgentsConfig{Defaults: config.AgentSettings{UserTimezone: &tz}}}
+	p := minimalPack(t, manifest(`"identity", "one"`), map[string]string{"one": section(stable, "x")})
+	e, err := engine.New(p, engine.WithFS(workspaceFS(t, smallWorkspace())), engine.WithConfig(cfg))
+	require.NoError(t, err)
+	req := directRequest()
+	req.Timezone, req.SessionKind, req.Session.Reset = "", "cron", true // the config's zone applies
+	for _, light := range []bool{false, true} {
+		req.LightContext = light
+		_, err := e.Render(context.Background(), req)
+		assert.ErrorContains(t, err, `time zone "Mars/Olympus"`, "light: %v", light)
+	}
 }

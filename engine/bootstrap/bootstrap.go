@@ -128,6 +128,7 @@ type Options struct {
 	// Budgets in code points; both are required and must be positive.
 	MaxChars      int // per file
 	TotalMaxChars int // all files together
+	Bound         int // no budget counts past this (0: none)
 
 	Session   string // "main" (also ""), "subagent", "cron" or "heartbeat"
 	Setup     Setup  // what to do with BOOTSTRAP.md, the setup file
@@ -270,8 +271,8 @@ func Load(ctx context.Context, ws Reader, opts Options) (Result, error) {
 		res.TotalRaw += f.RawChars
 		res.TotalInjected += f.InjectedChars
 	}
-	res.TotalNearLimit = res.TotalInjected >= nearLimit(p.total)
-	res.Signature = signature(p.maxChars, p.total, res.Files)
+	res.TotalNearLimit = res.TotalInjected >= nearLimit(opts.TotalMaxChars)
+	res.Signature = signature(opts.MaxChars, opts.TotalMaxChars, res.Files)
 	return res, nil
 }
 

@@ -176,7 +176,7 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		return f, true, nil
 	}
 	f.RawChars = t.raw
-	f.NearLimit = t.raw >= nearLimit(l.plan.maxChars)
+	f.NearLimit = t.raw >= nearLimit(l.plan.opts.MaxChars)
 	budget := min(l.plan.maxChars, l.remaining)
 	switch {
 	case t.raw == 0:

@@ -42,6 +42,9 @@ type plan struct {
 
 func newPlan(opts Options) *plan {
 	p := &plan{opts: opts, maxChars: opts.MaxChars, total: opts.TotalMaxChars}
+	if opts.Bound > 0 {
+		p.maxChars, p.total = min(p.maxChars, opts.Bound), min(p.total, opts.Bound)
+	}
 	if p.opts.Session == "" {
 		p.opts.Session = "main"
 	}
