@@ -241,3 +241,28 @@ func BenchmarkLast(b *testing.B) { benchCut(b, Last[string], Last[[]byte]) }
 func BenchmarkFirstValid(b *testing.B) { benchCut(b, FirstValid[string], FirstValid[[]byte]) }
 
 func BenchmarkLastValid(b *testing.B) { benchCut(b, LastValid[string], LastValid[[]byte]) }
+
+// Count against utf8.RuneCountInString on every string of up to four
+// bytes from the bytes that start, continue or break an encoding, with
+// 0–9 ASCII bytes before (so each lands on every offset of an eight-byte
+// step) and 0, 3, 6 or 9 after.
+func TestCountEverySequenceAtEveryOffset(t *testing.T) {
+	edges := []byte{'a', 0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff}
+	var each func(seq []byte, depth int)
+	each = func(seq []byte, depth int) {
+		for pad := range 10 {
+			for post := 0; post <= 9; post += 3 {
+				s := strings.Repeat("x", pad) + string(seq) + strings.Repeat("y", post)
+				if got, want := Count(s), utf8.RuneCountInString(s); got != want {
+					t.Fatalf("Count(%q) = %d, want %d", s, got, want)
+				}
+			}
+		}
+		if depth > 0 {
+			for _, c := range edges {
+				each(append(seq[:len(seq):len(seq)], c), depth-1)
+			}
+		}
+	}
+	each(nil, 4)
+}
