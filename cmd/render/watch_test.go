@@ -220,11 +220,7 @@ func TestWatchLoopRendersOneAtATime(t *testing.T) {
 	}
 	count := func() int { mu.Lock(); defer mu.Unlock(); return renders }
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	changes := make(chan string)
-	var stdout, stderr syncBuffer
-	go watchLoop(ctx, changes, renderOnce, &stdout, &stderr)
+	changes, stdout, _ := startWatchLoop(t, renderOnce)
 	send := func() {
 		t.Helper()
 		select {
@@ -279,15 +275,7 @@ func TestWatchTargetsALinkedPackFolder(t *testing.T) {
 	if os.Symlink(shared, filepath.Join(pack, "sections")) != nil {
 		t.Skip("no symlinks here")
 	}
-	changed := make(chan string, 16)
-	w, err := host.NewWatch(func(name string) {
-		select {
-		case changed <- name:
-		default:
-		}
-	})
-	require.NoError(t, err)
-	defer w.Close()
+	w, changed := collectingWatch(t)
 	watchTargets(w, &common{pack: pack})
 	require.NoError(t, os.WriteFile(filepath.Join(shared, "a.md.tmpl"), []byte("x"), 0o644))
 	select {
@@ -333,15 +321,37 @@ func TestWatchRendersDuringAStreamOfChanges(t *testing.T) {
 		return e.Render(context.Background(), engine.Request{Timezone: "Europe/Lisbon"})
 	}
 	count := func() int { mu.Lock(); defer mu.Unlock(); return renders }
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	changes := make(chan string)
-	var stdout, stderr syncBuffer
-	go watchLoop(ctx, changes, renderOnce, &stdout, &stderr)
+	changes, _, _ := startWatchLoop(t, renderOnce)
 	require.Eventually(t, func() bool { return count() == 1 }, 5*time.Second, time.Millisecond)
 	for end := time.Now().Add(20 * debounce); time.Now().Before(end); {
 		changes <- "workspace/agent.log"
 		time.Sleep(debounce / 3)
 	}
 	assert.Greater(t, count(), 1, "no render in %v of changes", 20*debounce)
+}
+
+// startWatchLoop runs watchLoop over renderOnce until the test ends, and
+// returns the channel that feeds it changes and what it writes.
+func startWatchLoop(t *testing.T, renderOnce func() (*engine.Result, error)) (chan string, *syncBuffer, *syncBuffer) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	changes := make(chan string)
+	var stdout, stderr syncBuffer
+	go watchLoop(ctx, changes, renderOnce, &stdout, &stderr)
+	return changes, &stdout, &stderr
+}
+
+// collectingWatch returns a watch, closed when the test ends, whose
+// changes arrive on the channel (16 held, the rest dropped).
+func collectingWatch(t *testing.T) (*host.Watch, chan string) {
+	changed := make(chan string, 16)
+	w, err := host.NewWatch(func(name string) {
+		select {
+		case changed <- name:
+		default:
+		}
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { w.Close() })
+	return w, changed
 }

@@ -15,8 +15,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/sysprompt/sysprompt/engine/host"
 )
 
 // TestWatchSignalEndsAStuckRender runs the real command, its first render
@@ -176,15 +174,7 @@ func TestWatchSeesEditsBehindSymlinks(t *testing.T) {
 			require.NoError(t, os.WriteFile(edited, []byte("# one\n"), 0o644))
 			require.NoError(t, os.Symlink(target, filepath.Join(dir, tc.link)))
 
-			changed := make(chan string, 16)
-			w, err := host.NewWatch(func(name string) {
-				select {
-				case changed <- name:
-				default:
-				}
-			})
-			require.NoError(t, err)
-			defer w.Close()
+			w, changed := collectingWatch(t)
 			c := &common{pack: filepath.Join(dir, "pack")}
 			switch tc.name {
 			case "request":

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sysprompt/sysprompt/engine/internal/tidy"
+	"github.com/sysprompt/sysprompt/internal/runes"
 	"github.com/sysprompt/sysprompt/vfs"
 )
 
@@ -101,16 +102,16 @@ type TextReader interface {
 // file whose text ends within the head (or is only white space) is whole.
 func normalized(t vfs.Text) text {
 	out := text{binary: t.Binary, id: t.ID}
-	if t.Head == "" && t.Tail == "" || t.RawChars-t.TrailingSpace <= runeCount(t.Head) {
+	if t.Head == "" && t.Tail == "" || t.RawChars-t.TrailingSpace <= runes.Count(t.Head) {
 		out.whole = true
 		content := cmp.Or(t.Content, t.Head)
 		if strings.Contains(content, "\r") || t.Content == "" {
 			out.head = normalize(content)
-			out.raw = runeCount(out.head)
+			out.raw = runes.Count(out.head)
 		} else {
 			// Only trailing white space goes: count what went, not what stays.
 			out.head = normalize(content)
-			out.raw = t.RawChars - runeCount(content[len(out.head):])
+			out.raw = t.RawChars - runes.Count(content[len(out.head):])
 		}
 		out.tail = out.head
 		out.headChars, out.tailChars = out.raw, out.raw
@@ -118,8 +119,8 @@ func normalized(t vfs.Text) text {
 	}
 	out.head = unixLines(t.Head) // not trimmed: the file goes on past it
 	out.tail = normalize(t.Tail)
-	out.headChars, out.tailChars = runeCount(out.head), runeCount(out.tail)
-	out.raw = t.RawChars - t.TrailingSpace - (runeCount(t.Head) - out.headChars) - (runeCount(t.Tail) - out.tailChars)
+	out.headChars, out.tailChars = runes.Count(out.head), runes.Count(out.tail)
+	out.raw = t.RawChars - t.TrailingSpace - (runes.Count(t.Head) - out.headChars) - (runes.Count(t.Tail) - out.tailChars)
 	return out
 }
 
@@ -169,7 +170,7 @@ func (l *loader) load(c candidate) (f File, ok bool, err error) {
 		if c.omit == "" {
 			in := t.injected(0, f.Display, l.plan.opts.Boundary, func() (string, int) {
 				m := l.plan.opts.Markers.Binary(f.Display)
-				return m, runeCount(m)
+				return m, runes.Count(m)
 			})
 			l.injectMarker(&f, in.s)
 		}
@@ -349,7 +350,7 @@ func (l *loader) growth(s string) int {
 		return 0
 	}
 	if n := strings.Count(s, b); n > 0 {
-		return n * (runeCount(tidy.BoundaryRemoved) - runeCount(b))
+		return n * (runes.Count(tidy.BoundaryRemoved) - runes.Count(b))
 	}
 	return 0
 }
@@ -360,12 +361,12 @@ func (l *loader) growth(s string) int {
 // until what it prints fits (each cut drops at least a code point).
 func (l *loader) injectMarker(f *File, marker string) {
 	s := clamp(marker, l.remaining)
-	for n := runeCount(s); n > 0; n = runeCount(s) {
+	for n := runes.Count(s); n > 0; n = runes.Count(s) {
 		over := n + l.growth(s) - l.remaining
 		if over <= 0 {
 			break
 		}
 		s = clamp(s, n-over)
 	}
-	l.inject(f, s, runeCount(s))
+	l.inject(f, s, runes.Count(s))
 }

@@ -30,9 +30,6 @@ func unixLines(s string) string {
 	return s
 }
 
-// runeCount is the length of s in code points, the unit of every budget.
-func runeCount(s string) int { return runes.Count(s) }
-
 // share returns pct percent of n, rounded down, without overflowing for
 // huge budgets.
 func share(n, pct int) int {
@@ -60,7 +57,7 @@ func truncate(t text, budget int, marker func(kept int) string) (string, int) {
 	}
 	h, tl := 0, 0
 	m := marker(0)
-	mChars := runeCount(m)
+	mChars := runes.Count(m)
 	for range 4 {
 		avail := max(budget-mChars, 0)
 		// A head or tail shorter than planned (only for odd reads) caps the cut.
@@ -71,7 +68,7 @@ func truncate(t text, budget int, marker func(kept int) string) (string, int) {
 		}
 		h, tl = nh, nt
 		m = marker(h + tl)
-		mChars = runeCount(m)
+		mChars = runes.Count(m)
 	}
 	// Shrink the tail, then the head, until everything fits. The bound on
 	// rounds guards against a marker that grows as the numbers shrink.
@@ -84,18 +81,18 @@ func truncate(t text, budget int, marker func(kept int) string) (string, int) {
 		tl -= cut
 		h = max(h-(over-cut), 0)
 		m = marker(h + tl)
-		mChars = runeCount(m)
+		mChars = runes.Count(m)
 	}
 	if h+mChars+tl > budget {
 		m = runes.First(m, budget)
-		return m, runeCount(m)
+		return m, runes.Count(m)
 	}
 	head, tail := snapToLines(prefix(t.head, t.headChars, h), suffix(t.tail, t.tailChars, tl))
-	if nh, nt := runeCount(head), runeCount(tail); nh != h || nt != tl {
+	if nh, nt := runes.Count(head), runes.Count(tail); nh != h || nt != tl {
 		// Fewer characters kept: the marker's numbers can only get shorter.
 		h, tl = nh, nt
 		m = marker(h + tl)
-		mChars = runeCount(m)
+		mChars = runes.Count(m)
 	}
 	return head + m + tail, h + mChars + tl
 }
