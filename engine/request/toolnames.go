@@ -2,9 +2,9 @@ package request
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
@@ -79,11 +79,11 @@ func ToolPosition(src []byte, i int) (line, col int) {
 	return 0, 0
 }
 
-// toolNamePositions returns where the names of the first n tools (all of
-// them in JSON) of a TOML or JSON request file are written.
+// toolNamePositions returns where the names of the first n tools of a
+// TOML or JSON request file are written.
 func toolNamePositions(src []byte, n int) []strict.Pos {
 	if trimmed := bytes.TrimSpace(src); len(trimmed) > 0 && trimmed[0] == '{' {
-		return jsonToolNamePositions(src)
+		return jsonToolNamePositions(src, n)
 	}
 	return tomlToolNamePositions(string(src), n)
 }
@@ -107,65 +107,17 @@ func tomlToolNamePositions(src string, n int) []strict.Pos {
 	return pos
 }
 
-// jsonToolNamePositions returns where the "name" key of each element of
-// the top-level "tools" array is written; a zero Pos for an element
-// without one. The document has been decoded already, so a token error
-// only ends the search early.
-func jsonToolNamePositions(src []byte) []strict.Pos {
-	dec := json.NewDecoder(bytes.NewReader(src))
-	if !openObject(dec) {
-		return nil
-	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		if key != "tools" {
-			if dec.Decode(new(json.RawMessage)) != nil {
-				return nil
-			}
-			continue
-		}
-		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-			return nil
-		}
-		var out []strict.Pos
-		for dec.More() {
-			out = append(out, jsonNamePos(dec, src))
-		}
-		return out
-	}
-	return nil
-}
-
-// jsonNamePos reads one array element and returns where its "name" key
-// is written.
-func jsonNamePos(dec *json.Decoder, src []byte) strict.Pos {
-	var at strict.Pos
-	if !openObject(dec) {
-		dec.Decode(new(json.RawMessage))
-		return at
-	}
-	for dec.More() {
-		start := strict.NextJSONToken(dec, src)
-		key, err := dec.Token()
-		if err != nil {
-			return at
-		}
-		if key == "name" {
-			at = strict.Position(src, start)
-		}
-		if dec.Decode(new(json.RawMessage)) != nil {
-			return at
+// jsonToolNamePositions returns where the "name" key of each of the
+// first n elements of the top-level "tools" array is written; a zero Pos
+// for an element without one.
+func jsonToolNamePositions(src []byte, n int) []strict.Pos {
+	pos := make([]strict.Pos, n)
+	for m := range strict.JSONMembers(src) {
+		index, ok := strings.CutPrefix(string(m.Pointer), "/tools/")
+		index, ok2 := strings.CutSuffix(index, "/name")
+		if i, err := strconv.Atoi(index); ok && ok2 && err == nil && i < n && pos[i].Line == 0 {
+			pos[i] = m.Pos
 		}
 	}
-	dec.Token() // the closing brace
-	return at
-}
-
-// openObject reads a '{' token, or reports that the next token is not one.
-func openObject(dec *json.Decoder) bool {
-	tok, err := dec.Token()
-	return err == nil && tok == json.Delim('{')
+	return pos
 }

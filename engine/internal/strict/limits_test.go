@@ -26,7 +26,7 @@ func TestJSONSyntaxErrorInArrayEnds(t *testing.T) {
 	}
 	var v struct{ Owners []string }
 	err := JSON([]byte(`{"Owners":["a" "b"]}`), &v)
-	assert.EqualError(t, err, `1:16: invalid character '"' after array element`)
+	assert.EqualError(t, err, `1:16: invalid character '"' after array element (expecting ',' or ']')`)
 }
 
 func TestDepthLimit(t *testing.T) {
@@ -123,6 +123,7 @@ func TestSizeLimit(t *testing.T) {
 	require.NoError(t, TOML(big[:MaxTOMLBytes-1]+"\"", &v))
 
 	bigJSON := `"` + strings.Repeat("x", MaxBytes) + `"`
+	v = nil
 	require.ErrorAs(t, JSON([]byte(bigJSON), &v), &pe)
 	assert.Equal(t, "document is larger than 1048576 bytes", pe.Msg)
 	require.NoError(t, JSON([]byte(bigJSON[:MaxBytes-1]+`"`), &v))

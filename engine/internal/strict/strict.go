@@ -7,9 +7,11 @@ package strict
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"sort"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/sysprompt/sysprompt/internal/echo"
 	"github.com/sysprompt/sysprompt/internal/hint"
@@ -332,112 +335,79 @@ func LocateKey(src, key string) (line, col int) {
 }
 
 // JSON decodes src into v, refusing unknown, repeated and wrongly cased
-// keys and trailing data. Like TOML, it first refuses a document over
-// MaxBytes, one nesting deeper than MaxDepth, and one that is not UTF-8.
-// A number decoded into an interface is a json.Number, its text as
-// written: a float64 would round 9007199254740993 and respell 1.5e300.
+// keys and trailing data, each at its position. Like TOML, it first
+// refuses a document over MaxBytes, one nesting deeper than MaxDepth, and
+// one that is not UTF-8. A number decoded into an interface is a
+// json.Number, its text as written: a float64 would round
+// 9007199254740993 and respell 1.5e300. v is normally a zero value: into
+// one already filled in, a null clears a field and an object is merged.
 func JSON(src []byte, v any) error {
 	if err := checkInput(string(src), false); err != nil {
 		return err
 	}
-	if fastJSON(src, v) {
-		return nil
-	}
-	return slowJSON(src, v)
-}
-
-// slowJSON is encoding/json's decoding followed by the walk that refuses
-// unknown, repeated and wrongly cased keys at their positions.
-func slowJSON(src []byte, v any) error {
-	err := unmarshal(src, v)
-	// The decoder checks the whole text before it decodes any of it, so
-	// unless it found it malformed, the text is JSON, as the walk needs;
-	// what the walk refuses is reported first.
-	if !malformed(err) {
-		w := &jsonWalker{src: src}
-		w.value(reflect.TypeOf(v))
-		if w.err != nil {
-			return w.err
-		}
-	}
-	if err != nil {
+	if err := jsonv2.Unmarshal(src, v, jsonOptions); err != nil {
 		return jsonError(src, err)
 	}
 	return nil
 }
 
-// fastJSON decodes src into v in one pass with jsonv2 and reports
-// whether it could. jsonv2 refuses unknown, repeated and wrongly cased
-// keys itself, and decodes a request four times as fast as
-// encoding/json and the walk after it, so a good document takes only
-// this pass. It is stricter, never looser: what it refuses (a lone
-// surrogate escape, which encoding/json turns into U+FFFD, or any
-// mistake) is decoded again from a zero v the slow way, which accepts or
-// words and places the error. An interface to fill keeps the slow way,
-// whose numbers keep their text, and so does a value already filled in,
-// which jsonv2 would treat otherwise (a null clears a field there).
-func fastJSON(src []byte, v any) bool {
-	rv := reflect.ValueOf(v)
-	if _, ok := v.(*any); ok || rv.Kind() != reflect.Pointer || rv.IsNil() || !rv.Elem().IsZero() {
-		return false
-	}
-	if jsonv2.Unmarshal(src, v, jsonv2.RejectUnknownMembers(true)) == nil {
-		return true
-	}
-	rv.Elem().SetZero()
-	return false
-}
+// jsonOptions make jsonv2 refuse a key v has no place for (it already
+// refuses a repeated one, and matches keys exactly) and keep the text of
+// numbers decoded into an interface.
+var jsonOptions = jsonv2.JoinOptions(
+	jsonv2.RejectUnknownMembers(true),
+	jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
+		if dec.PeekKind() != '0' {
+			return jsonv2.SkipFunc
+		}
+		tok, err := dec.ReadToken()
+		if err == nil {
+			*v = json.Number(tok.String())
+		}
+		return err
+	})),
+)
 
-// unmarshal is json.Unmarshal, which reads src in place, where a Decoder
-// copies it and scans it more slowly: a request's parse is an eighth
-// faster. Only an interface to fill takes a Decoder, to keep its numbers
-// as written; Valid first gives it Unmarshal's answer to trailing data.
-func unmarshal(src []byte, v any) error {
-	p, ok := v.(*any)
-	if !ok || !json.Valid(src) {
-		return json.Unmarshal(src, v)
-	}
-	dec := json.NewDecoder(bytes.NewReader(src))
-	dec.UseNumber()
-	return dec.Decode(p)
-}
-
-// malformed reports whether a decoding error means the text is not JSON.
-func malformed(err error) bool {
-	var syn *json.SyntaxError
-	return errors.As(err, &syn)
-}
-
+// jsonError words jsonv2's errors as this package does TOML's, placed at
+// the byte they name; the end of the text for one with no place.
 func jsonError(src []byte, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
 	end := int64(len(bytes.TrimRight(src, " \t\r\n")))
-	switch {
-	case end == 0:
+	if end == 0 {
 		return &PosError{Line: 1, Col: 1, Msg: "empty document"}
-	// Both offsets count the bytes read up to and including the bad one.
-	case errors.As(err, &syn):
-		at := syn.Offset - 1
+	}
+	if se, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
+		line, col := position(src, se.ByteOffset)
 		switch {
-		case syn.Error() == "unexpected end of JSON input":
-			at = end // placed where the text ends
-		case json.Valid(src[:at]):
-			line, col := position(src, at)
+		case errors.Is(se.Err, io.ErrUnexpectedEOF):
+			line, col = position(src, end)
+			return &PosError{Line: line, Col: col, Msg: "unexpected end of JSON input"}
+		case errors.Is(se.Err, jsontext.ErrDuplicateName):
+			key := dottedKey(src, se.JSONPointer)
+			return &PosError{Line: line, Col: col, Key: key, Msg: fmt.Sprintf("key %s is given twice", echo.Quote(key))}
+		case strings.HasSuffix(se.Err.Error(), "after top-level value"):
 			return &PosError{Line: line, Col: col, Msg: "unexpected data after the JSON value"}
 		}
-		line, col := position(src, at)
-		return &PosError{Line: line, Col: col, Msg: syn.Error()}
-	case errors.As(err, &typ):
-		line, col := position(src, typ.Offset-1)
-		if typ.Offset == 0 { // from an UnmarshalJSON, which knows no offset
-			line, col = JSONKeyPos(src, typ.Field)
-		}
-		return &PosError{Line: line, Col: col, Key: typ.Field,
-			Msg: fmt.Sprintf("key %s: cannot use a JSON %s here (want %s)", echo.Quote(typ.Field), typ.Value, kindName(typ.Type))}
+		return &PosError{Line: line, Col: col, Msg: se.Err.Error()}
 	}
-	// Anything else is placed where the text ends. An unknown field never
-	// gets here: the walk, which follows the decoder's field matching but
-	// exactly, has refused it at its key.
+	if se, ok := errors.AsType[*jsonv2.SemanticError](err); ok {
+		line, col := position(src, se.ByteOffset)
+		key := dottedKey(src, se.JSONPointer)
+		if errors.Is(se.Err, jsonv2.ErrUnknownName) {
+			return &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: unknownKey(key, jsonKeys(se.GoType))}
+		}
+		kind, want := jsonKindName(se.JSONKind), se.GoType
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](se.Err); ok { // from an UnmarshalJSON
+			kind, want = te.Value, te.Type
+		} else if want == nil || se.Err != nil && !errors.Is(se.Err, strconv.ErrSyntax) && !errors.Is(se.Err, strconv.ErrRange) {
+			// Another error of an UnmarshalJSON, say: its words.
+			return &PosError{Line: line, Col: col, Key: key, Msg: strings.TrimPrefix(cmp.Or(se.Err, err).Error(), "json: ")}
+		}
+		msg := fmt.Sprintf("cannot use a JSON %s here (want %s)", kind, kindName(want))
+		if key != "" {
+			msg = fmt.Sprintf("key %s: %s", echo.Quote(key), msg)
+		}
+		return &PosError{Line: line, Col: col, Key: key, Msg: msg}
+	}
 	line, col := position(src, end)
 	return &PosError{Line: line, Col: col, Msg: strings.TrimPrefix(err.Error(), "json: ")}
 }
@@ -461,6 +431,25 @@ func LocateKeyAfter(src, key string, from int) (line, col int) {
 // Headers returns the 1-based lines of every "[[name]]" header, in order.
 func Headers(src, name string) []int {
 	return ScanTOML(src).Headers(name)
+}
+
+// jsonKindName names a kind of JSON value as a message does.
+func jsonKindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
 }
 
 // kindName names what a Go type holds in JSON terms; a named type's Go

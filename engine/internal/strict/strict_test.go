@@ -255,16 +255,22 @@ func TestTOMLRefusesAValueThatIsNotATableForAMap(t *testing.T) {
 	assert.Equal(t, map[string]any{"z": int64(1)}, d.Tools[1].Schema)
 }
 
-// A value already filled in is decoded as encoding/json decodes into it:
-// a null leaves a field as it was, and a mistake keeps what came before.
-func TestJSONIntoAFilledValue(t *testing.T) {
-	type doc struct {
-		A string   `json:"a"`
-		L []string `json:"l"`
+// An error inside an array names the dotted key of the member that holds
+// it (indices left out), at the byte that is wrong; a lone surrogate
+// escape is refused, not turned into U+FFFD.
+func TestJSONErrorsInsideArrays(t *testing.T) {
+	var v struct {
+		L []struct {
+			Name string `json:"name"`
+		} `json:"l"`
+		Tags []string `json:"tags"`
 	}
-	v := doc{A: "keep", L: []string{"x"}}
-	require.NoError(t, JSON([]byte(`{"a": null}`), &v))
-	assert.Equal(t, doc{A: "keep", L: []string{"x"}}, v)
-	require.Error(t, JSON([]byte(`{"a": 1}`), &v))
-	assert.Equal(t, []string{"x"}, v.L)
+	for src, want := range map[string]string{
+		`{"l": [{"name": "a"}, {"nmae": "b"}]}`: `1:24: unknown key "l.nmae" (did you mean name?)`,
+		`{"tags": ["a", 2]}`:                    `1:16: key "tags": cannot use a JSON number here (want a string)`,
+		`{"l": [{"name": "a", "name": "b"}]}`:   `1:22: key "l.name" is given twice`,
+		`{"tags": ["\ud800"]}`:                  "1:12: invalid surrogate pair `\\ud800\"]}` in string",
+	} {
+		assert.EqualError(t, JSON([]byte(src), &v), want, src)
+	}
 }
