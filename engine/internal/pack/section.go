@@ -41,12 +41,11 @@ func (s *Section) HasMode(m Mode) bool { return slices.Contains(s.Modes, m) }
 func parseSection(file, text string) (*Section, *diag.Error) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	sf := &sectionFile{file: file, id: strings.TrimSuffix(path.Base(file), sectionSuffix)}
-	lines := strings.SplitAfter(text, "\n")
-	end, err := sf.frontMatterEnd(lines)
+	head, end, bodyAt, err := sf.split(text)
 	if err != nil {
 		return nil, err
 	}
-	sf.head = strings.Join(lines[1:end], "")
+	sf.head = head
 	fm, err := sf.decode()
 	if err != nil {
 		return nil, err
@@ -62,7 +61,7 @@ func parseSection(file, text string) (*Section, *diag.Error) {
 		return nil, err
 	}
 	// Keep the front matter as blank lines so template positions are file positions.
-	sec.Body = strings.Repeat("\n", end+1) + strings.Join(lines[end+1:], "")
+	sec.Body = strings.Repeat("\n", end+1) + text[bodyAt:]
 	return sec, nil
 }
 
@@ -85,18 +84,22 @@ func (sf *sectionFile) at(key string) (int, int) {
 	return l + 1, c
 }
 
-// frontMatterEnd returns the index of the line that closes the front
-// matter the first line opens.
-func (sf *sectionFile) frontMatterEnd(lines []string) (int, *diag.Error) {
-	if len(lines) == 0 || strings.TrimRight(lines[0], "\n") != frontMatterSep {
-		return 0, sf.fail(1, 1, "a section file starts with a %q line, then TOML front matter, then %q", frontMatterSep, frontMatterSep)
+// split finds the front matter the first line opens: its text, the
+// index of the line that closes it, and where the body after that line
+// starts.
+func (sf *sectionFile) split(text string) (head string, end, bodyAt int, err *diag.Error) {
+	first, _, _ := strings.Cut(text, "\n")
+	if first != frontMatterSep {
+		return "", 0, 0, sf.fail(1, 1, "a section file starts with a %q line, then TOML front matter, then %q", frontMatterSep, frontMatterSep)
 	}
-	for i := 1; i < len(lines); i++ {
-		if strings.TrimRight(lines[i], "\n") == frontMatterSep {
-			return i, nil
+	for at, i := len(first)+1, 1; at < len(text); i++ {
+		line, _, _ := strings.Cut(text[at:], "\n")
+		if line == frontMatterSep {
+			return text[len(first)+1 : at], i, min(at+len(line)+1, len(text)), nil
 		}
+		at += len(line) + 1
 	}
-	return 0, sf.fail(1, 1, "front matter is not closed by a %q line", frontMatterSep)
+	return "", 0, 0, sf.fail(1, 1, "front matter is not closed by a %q line", frontMatterSep)
 }
 
 func (sf *sectionFile) decode() (frontMatter, *diag.Error) {
