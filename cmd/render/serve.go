@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/host"
 	"github.com/sysprompt/sysprompt/engine/report"
@@ -285,21 +287,38 @@ func parseEnvelope(in inputLine) (envelope, error) {
 	fail := func(offset int, msg string) (envelope, error) {
 		return env, lineError(in.n, offset+1, msg)
 	}
-	// encoding/json lets invalid UTF-8 through.
 	if !utf8.Valid(text) {
 		return fail(invalidUTF8At(text), "line is not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	// A repeated key is this reader's to name.
+	dec := jsontext.NewDecoder(bytes.NewReader(text), jsontext.AllowDuplicateNames(true))
+	syntax := func(err error) (envelope, error) {
+		// Read as one value, the line gets jsontext's best words: the
+		// token reader blames a trailing comma, not the bracket after it.
+		whole := jsontext.NewDecoder(bytes.NewReader(text), jsontext.AllowDuplicateNames(true))
+		if _, werr := whole.ReadValue(); werr != nil {
+			err = werr
+		}
+		se, ok := errors.AsType[*jsontext.SyntacticError](err)
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return fail(len(text), "unexpected end of JSON input")
+		case ok:
+			return fail(int(se.ByteOffset), se.Err.Error())
+		}
+		return fail(int(dec.InputOffset()), err.Error())
+	}
+	if dec.PeekKind() != '{' {
 		return fail(nextAt(text, 0, ""), `a line must be one JSON object: {"id": …, "request": {…}}`)
 	}
-	for dec.More() {
+	dec.ReadToken()
+	for dec.PeekKind() != '}' {
 		keyAt := nextAt(text, dec.InputOffset(), ",")
-		tok, err := dec.Token()
+		tok, err := dec.ReadToken()
 		if err != nil {
-			return fail(syntaxErrorAt(text, dec, err))
+			return syntax(err)
 		}
-		key, _ := tok.(string) // in an object, Token gives keys as strings
+		key := tok.String()
 		switch {
 		case key == "id" && env.id == nil, key == "request" && env.request == nil:
 		case key == "id" || key == "request":
@@ -307,18 +326,18 @@ func parseEnvelope(in inputLine) (envelope, error) {
 		default:
 			return fail(keyAt, fmt.Sprintf("unknown key %s (want id and request)", echo.Quote(key)))
 		}
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return fail(syntaxErrorAt(text, dec, err))
+		value, err := dec.ReadValue()
+		if err != nil {
+			return syntax(err)
 		}
 		if key == "id" {
-			env.id = value
+			env.id = bytes.Clone(value)
 		} else {
-			env.request, env.requestAt = value, int(dec.InputOffset())-len(value)
+			env.request, env.requestAt = bytes.Clone(value), int(dec.InputOffset())-len(value)
 		}
 	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return fail(syntaxErrorAt(text, dec, err))
+	if _, err := dec.ReadToken(); err != nil { // the closing brace
+		return syntax(err)
 	}
 	if at := nextAt(text, dec.InputOffset(), ""); at < len(text) {
 		return fail(at, "text after the JSON object")
@@ -330,21 +349,6 @@ func parseEnvelope(in inputLine) (envelope, error) {
 		return fail(env.requestAt, "request must be a JSON object")
 	}
 	return env, nil
-}
-
-// syntaxErrorAt places a decoder's error in text. A Decoder's offsets
-// for a value count the bytes it scanned, not the line's, so the line
-// is checked again whole: the first byte that is not JSON is the one the
-// decoder stopped at.
-func syntaxErrorAt(text []byte, dec *json.Decoder, err error) (int, string) {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return len(text), "unexpected end of JSON input"
-	}
-	var valid struct{}
-	if se, ok := errors.AsType[*json.SyntaxError](json.Unmarshal(text, &valid)); ok {
-		return int(se.Offset) - 1, se.Error()
-	}
-	return int(dec.InputOffset()), err.Error()
 }
 
 // nextAt is the offset of the first byte from off on that is neither

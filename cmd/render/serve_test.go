@@ -117,12 +117,12 @@ func TestServeErrorLines(t *testing.T) {
 		message string
 	}{
 		{`not json`, `null`, `n`, `a line must be one JSON object: {"id": …, "request": {…}}`},
-		{`{"id":1 2}`, `1`, `2`, `invalid character '2' after object key:value pair`},
-		{`{id:1}`, `null`, `id`, `invalid character 'i' looking for beginning of object key string`},
-		{`{"id" 1}`, `null`, `1`, `invalid character '1' after object key`},
+		{`{"id":1 2}`, `1`, `2`, `invalid character '2' after object value (expecting ',' or '}')`},
+		{`{id:1}`, `null`, `id`, `invalid character 'i' at start of string (expecting '"')`},
+		{`{"id" 1}`, `null`, `1`, `invalid character '1' after object name (expecting ':')`},
 		{`{"id":"1`, `null`, ``, `unexpected end of JSON input`},
-		{`{"id":[1,],"request":{}}`, `null`, `]`, `invalid character ']' looking for beginning of value`},
-		{`{"id":1,"request":{"mode":}}`, `1`, `}}`, `invalid character '}' looking for beginning of value`},
+		{`{"id":[1,],"request":{}}`, `null`, `]`, `invalid character ']' at start of value`},
+		{`{"id":1,"request":{"mode":}}`, `1`, `}}`, `invalid character '}' at start of value`},
 		{`[1]`, `null`, `[`, `a line must be one JSON object`},
 		{`{"id":7,"request":{"mode":"bogus"}}`, `7`, `"mode"`, `mode = "bogus" is not allowed (want full, minimal, none)`},
 		{`{"id":8, "request": {"runtime": {"colour": "red"}}}`, `8`, `"colour"`, `unknown key "runtime.colour"`},
@@ -134,9 +134,9 @@ func TestServeErrorLines(t *testing.T) {
 		{`{"id":14,"id":15,"request":{}}`, `14`, `"id":15`, `key "id" repeated`},
 		{"{\"id\":16,\"request\":{\"agent\":\"\xff\"}}", `null`, "\xff", `line is not valid UTF-8`},
 		// A syntax error after values already read is placed in the line.
-		{`{"id":17,"re\quest":{}}`, `17`, `q`, `invalid character 'q' in string escape code`},
-		{`{"id":18, "request": {"mode": "full",}}`, `18`, `}}`, `invalid character '}' looking for beginning of object key string`},
-		{`{"id":19,}`, `19`, `}`, `invalid character '}' looking for beginning of object key string`},
+		{`{"id":17,"re\quest":{}}`, `17`, `\q`, "invalid escape sequence `\\q` in string"},
+		{`{"id":18, "request": {"mode": "full",}}`, `18`, `}}`, `invalid character '}' at start of string (expecting '"')`},
+		{`{"id":19,}`, `19`, `}`, `invalid character '}' at start of string (expecting '"')`},
 		{`  {"id":20, "request": {}, "id": 21}`, `20`, `"id": 21`, `key "id" repeated`},
 	}
 	var stdin strings.Builder

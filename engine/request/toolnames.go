@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/sysprompt/sysprompt/engine/internal/diag"
@@ -112,12 +111,11 @@ func tomlToolNamePositions(src string, n int) []strict.Pos {
 // for an element without one.
 func jsonToolNamePositions(src []byte, n int) []strict.Pos {
 	pos := make([]strict.Pos, n)
-	for m := range strict.JSONMembers(src) {
-		index, ok := strings.CutPrefix(string(m.Pointer), "/tools/")
-		index, ok2 := strings.CutSuffix(index, "/name")
-		if i, err := strconv.Atoi(index); ok && ok2 && err == nil && i < n && pos[i].Line == 0 {
-			pos[i] = m.Pos
+	strict.JSONKeyPositions(src, "tools.name", func(at strict.Pos, indices []int) bool {
+		if len(indices) == 1 && indices[0] < n && pos[indices[0]].Line == 0 {
+			pos[indices[0]] = at
 		}
-	}
+		return len(indices) == 0 || indices[0] < n
+	})
 	return pos
 }

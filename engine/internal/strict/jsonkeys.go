@@ -2,88 +2,139 @@ package strict
 
 import (
 	"bytes"
-	"iter"
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Member is an object member name as a JSON document writes it.
-type Member struct {
-	Key     string           // the dotted key, array indices left out
-	Pointer jsontext.Pointer // the member's JSON pointer, indices included
-	Pos                      // where its name is written
-}
-
-// JSONMembers yields each object member name of src in document order,
-// repeats included, until the text stops being JSON. It reads tokens,
-// which allocate, so it is for placing an error, not for a good
-// document's decoding.
-func JSONMembers(src []byte) iter.Seq[Member] {
-	return func(yield func(Member) bool) {
-		dec := jsontext.NewDecoder(bytes.NewReader(src), jsontext.AllowDuplicateNames(true))
-		var names []string // the member name at each depth, "" in an array
-		for {
-			start := int(dec.InputOffset())
-			for start < len(src) && strings.IndexByte(" \t\r\n,:", src[start]) >= 0 {
-				start++
-			}
-			tok, err := dec.ReadToken()
-			if err != nil {
-				return
-			}
-			switch tok.Kind() {
-			case '{', '[':
-				names = append(names, "")
-			case '}', ']':
-				names = names[:len(names)-1]
-			case '"':
-				depth := dec.StackDepth()
-				if kind, n := dec.StackIndex(depth); kind != '{' || n%2 == 0 {
-					continue // a value, not a name
-				}
-				names[depth-1] = tok.String()
-				var key []string
-				for d := 1; d <= depth; d++ {
-					if kind, _ := dec.StackIndex(d); kind == '{' {
-						key = append(key, names[d-1])
-					}
-				}
-				if !yield(Member{Key: strings.Join(key, "."), Pointer: dec.StackPointer(), Pos: Position(src, start)}) {
-					return
-				}
-			}
-		}
-	}
+// JSONKeyPositions calls found with where each member at the dotted key
+// (array indices left out) is written, and the indices of the arrays on
+// its way, in document order, until found returns false. It reads only
+// the values on the key's way and skips the rest, so it costs one pass
+// over src, whatever its nesting and names.
+func JSONKeyPositions(src []byte, key string, found func(at Pos, indices []int) bool) {
+	f := &keyFinder{dec: jsontext.NewDecoder(bytes.NewReader(src), jsontext.AllowDuplicateNames(true)), src: src, line: 1, found: found}
+	f.value(strings.Split(key, "."))
 }
 
 // JSONKeyPos returns where the dotted key (array indices left out) is
 // first written in a JSON document, or 0, 0.
 func JSONKeyPos(src []byte, key string) (line, col int) {
-	for m := range JSONMembers(src) {
-		if m.Key == key {
-			return m.Line, m.Col
-		}
-	}
-	return 0, 0
+	JSONKeyPositions(src, key, func(at Pos, _ []int) bool {
+		line, col = at.Line, at.Col
+		return false
+	})
+	return line, col
 }
 
-// dottedKey is the dotted key of the member ptr names in src, or of the
-// innermost one holding it when ptr ends in array indices; "" for none.
-func dottedKey(src []byte, ptr jsontext.Pointer) string {
-	var key string
-	for m := range JSONMembers(src) {
-		if m.Pointer == ptr {
-			return m.Key
+// keyFinder is the state of a JSONKeyPositions walk.
+type keyFinder struct {
+	dec     *jsontext.Decoder
+	src     []byte
+	found   func(Pos, []int) bool
+	indices []int
+	// The walk reports positions in order, so it counts lines as it goes.
+	line, lineStart, counted int
+}
+
+// value reads one value, looking in it for the member at parts; false
+// ends the walk (found said so, or the text stops being JSON).
+func (f *keyFinder) value(parts []string) bool {
+	switch f.dec.PeekKind() {
+	case '{':
+		f.dec.ReadToken()
+		for f.dec.PeekKind() != '}' {
+			at := f.nextToken()
+			name, err := f.dec.ReadToken()
+			switch {
+			case err != nil:
+				return false
+			case name.String() != parts[0]:
+				if f.dec.SkipValue() != nil {
+					return false
+				}
+			case len(parts) == 1:
+				if !f.found(f.pos(at), f.indices) || f.dec.SkipValue() != nil {
+					return false
+				}
+			case !f.value(parts[1:]):
+				return false
+			}
 		}
-		if strings.HasPrefix(string(ptr), string(m.Pointer)+"/") {
-			key = m.Key
+	case '[':
+		f.dec.ReadToken()
+		f.indices = append(f.indices, 0)
+		for i := 0; f.dec.PeekKind() != ']'; i++ {
+			f.indices[len(f.indices)-1] = i
+			if !f.value(parts) {
+				return false
+			}
+		}
+		f.indices = f.indices[:len(f.indices)-1]
+	default:
+		return f.dec.SkipValue() == nil
+	}
+	_, err := f.dec.ReadToken() // the closing bracket
+	return err == nil
+}
+
+// nextToken is the offset of the token the decoder reads next.
+func (f *keyFinder) nextToken() int {
+	at := int(f.dec.InputOffset())
+	for at < len(f.src) && strings.IndexByte(" \t\r\n,:", f.src[at]) >= 0 {
+		at++
+	}
+	return at
+}
+
+// pos is the position of offset, counting lines from the last one.
+func (f *keyFinder) pos(offset int) Pos {
+	for ; f.counted < offset; f.counted++ {
+		if f.src[f.counted] == '\n' {
+			f.line, f.lineStart = f.line+1, f.counted+1
 		}
 	}
-	return key
+	return Pos{Line: f.line, Col: offset - f.lineStart + 1}
+}
+
+// dottedKey is the dotted key (array indices left out) of the value ptr
+// points to in src, read along ptr alone; as much of it as src holds.
+func dottedKey(src []byte, ptr jsontext.Pointer) string {
+	dec := jsontext.NewDecoder(bytes.NewReader(src), jsontext.AllowDuplicateNames(true))
+	var key []string
+	for tok := range ptr.Tokens() {
+		switch kind, _ := dec.ReadToken(); kind.Kind() {
+		case '{':
+			for {
+				name, err := dec.ReadToken()
+				if err != nil || name.Kind() != '"' {
+					return strings.Join(key, ".")
+				}
+				if name.String() == tok {
+					key = append(key, tok)
+					break
+				}
+				if dec.SkipValue() != nil {
+					return strings.Join(key, ".")
+				}
+			}
+		case '[':
+			i, err := strconv.Atoi(tok)
+			for ; err == nil && i > 0; i-- {
+				err = dec.SkipValue()
+			}
+			if err != nil {
+				return strings.Join(key, ".")
+			}
+		default:
+			return strings.Join(key, ".")
+		}
+	}
+	return strings.Join(key, ".")
 }
 
 // jsonKeys lists the keys a struct type takes, for an unknown key's

@@ -375,6 +375,13 @@ func jsonError(src []byte, err error) error {
 	if end == 0 {
 		return &PosError{Line: 1, Col: 1, Msg: "empty document"}
 	}
+	// A syntax error comes first, wherever it is (jsonv2 stops at the
+	// first mistake it meets, an unknown key before it, say), in the words
+	// jsontext finds reading the text as one value: the token reader
+	// blames a trailing comma, not the bracket after it.
+	if syntax := wholeValueError(src); syntax != nil {
+		err = syntax
+	}
 	if se, ok := errors.AsType[*jsontext.SyntacticError](err); ok {
 		line, col := position(src, se.ByteOffset)
 		switch {
@@ -384,8 +391,6 @@ func jsonError(src []byte, err error) error {
 		case errors.Is(se.Err, jsontext.ErrDuplicateName):
 			key := dottedKey(src, se.JSONPointer)
 			return &PosError{Line: line, Col: col, Key: key, Msg: fmt.Sprintf("key %s is given twice", echo.Quote(key))}
-		case strings.HasSuffix(se.Err.Error(), "after top-level value"):
-			return &PosError{Line: line, Col: col, Msg: "unexpected data after the JSON value"}
 		}
 		return &PosError{Line: line, Col: col, Msg: se.Err.Error()}
 	}
@@ -432,6 +437,22 @@ func LocateKeyAfter(src, key string, from int) (line, col int) {
 func Headers(src, name string) []int {
 	return ScanTOML(src).Headers(name)
 }
+
+// wholeValueError is the syntax error of reading src as one JSON value
+// with nothing after it, or nil. A repeated key is not one: Unmarshal
+// reports it in its place among the other keys.
+func wholeValueError(src []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(src), jsontext.AllowDuplicateNames(true))
+	if _, err := dec.ReadValue(); err != nil {
+		return err
+	}
+	if rest := bytes.TrimLeft(src[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return &jsontext.SyntacticError{ByteOffset: int64(len(src) - len(rest)), Err: errAfterValue}
+	}
+	return nil
+}
+
+var errAfterValue = errors.New("unexpected data after the JSON value")
 
 // jsonKindName names a kind of JSON value as a message does.
 func jsonKindName(k jsontext.Kind) string {
