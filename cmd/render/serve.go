@@ -290,12 +290,14 @@ func parseEnvelope(in inputLine) (envelope, error) {
 	if !utf8.Valid(text) {
 		return fail(invalidUTF8At(text), "line is not valid UTF-8")
 	}
-	// A repeated key is this reader's to name.
-	dec := jsontext.NewDecoder(bytes.NewReader(text), jsontext.AllowDuplicateNames(true))
+	// A repeated key is this reader's to name. The line is UTF-8; an id
+	// with a lone surrogate escape is echoed as written, as it was sent.
+	opts := []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+	dec := jsontext.NewDecoder(bytes.NewReader(text), opts...)
 	syntax := func(err error) (envelope, error) {
 		// Read as one value, the line gets jsontext's best words: the
 		// token reader blames a trailing comma, not the bracket after it.
-		whole := jsontext.NewDecoder(bytes.NewReader(text), jsontext.AllowDuplicateNames(true))
+		whole := jsontext.NewDecoder(bytes.NewReader(text), opts...)
 		if _, werr := whole.ReadValue(); werr != nil {
 			err = werr
 		}

@@ -90,6 +90,7 @@ func TestServeRendersLikeRender(t *testing.T) {
 		requestLine(`"two"`, req),
 		"   ", // blank lines get no reply
 		`{"request":` + req + `}`,
+		requestLine(`"\ud800"`, req),      // echoed as sent, though not UTF-16
 		requestLine(`{"k": [1, 2]}`, req), // the last line has no newline
 	}, "\n")
 	replies := serveAll(t, stdin, "-workspace", ws)
@@ -100,8 +101,8 @@ func TestServeRendersLikeRender(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(want.stdout), &doc))
 	require.NotEmpty(t, doc.Layers[0].StableSHA256)
 
-	require.Len(t, replies, 4)
-	for i, wantID := range []string{`1`, `"two"`, `null`, `{"k":[1,2]}`} {
+	require.Len(t, replies, 5)
+	for i, wantID := range []string{`1`, `"two"`, `null`, `"\ud800"`, `{"k":[1,2]}`} {
 		assert.Equal(t, wantID, string(replies[i].ID))
 		require.Nil(t, replies[i].Error)
 		assert.Equal(t, doc, *replies[i].Result, "reply %d is what render -format json prints", i)

@@ -18,7 +18,7 @@ import (
 // over src, whatever its nesting and names.
 func JSONKeyPositions(src []byte, key string, found func(at Pos, indices []int) bool) {
 	f := &keyFinder{dec: jsontext.NewDecoder(bytes.NewReader(src), jsontext.AllowDuplicateNames(true)), src: src, line: 1, found: found}
-	f.value(strings.Split(key, "."))
+	f.value(key)
 }
 
 // JSONKeyPos returns where the dotted key (array indices left out) is
@@ -41,27 +41,31 @@ type keyFinder struct {
 	line, lineStart, counted int
 }
 
-// value reads one value, looking in it for the member at parts; false
-// ends the walk (found said so, or the text stops being JSON).
-func (f *keyFinder) value(parts []string) bool {
+// value reads one value, looking in it for the member at the dotted key;
+// false ends the walk (found said so, or the text stops being JSON).
+func (f *keyFinder) value(key string) bool {
 	switch f.dec.PeekKind() {
 	case '{':
 		f.dec.ReadToken()
 		for f.dec.PeekKind() != '}' {
 			at := f.nextToken()
-			name, err := f.dec.ReadToken()
-			switch {
-			case err != nil:
+			tok, err := f.dec.ReadToken()
+			if err != nil {
 				return false
-			case name.String() != parts[0]:
-				if f.dec.SkipValue() != nil {
-					return false
-				}
-			case len(parts) == 1:
+			}
+			// A name may hold a dot ("sonnet-4.5"): it is the key whole,
+			// or the key's first names.
+			name := tok.String()
+			switch {
+			case name == key:
 				if !f.found(f.pos(at), f.indices) || f.dec.SkipValue() != nil {
 					return false
 				}
-			case !f.value(parts[1:]):
+			case len(key) > len(name) && key[len(name)] == '.' && key[:len(name)] == name:
+				if !f.value(key[len(name)+1:]) {
+					return false
+				}
+			case f.dec.SkipValue() != nil:
 				return false
 			}
 		}
@@ -70,7 +74,7 @@ func (f *keyFinder) value(parts []string) bool {
 		f.indices = append(f.indices, 0)
 		for i := 0; f.dec.PeekKind() != ']'; i++ {
 			f.indices[len(f.indices)-1] = i
-			if !f.value(parts) {
+			if !f.value(key) {
 				return false
 			}
 		}
