@@ -2,9 +2,8 @@ package vfs
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
-	"math/bits"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -54,7 +53,9 @@ const readBufSize = 32 << 10
 //
 // Each read is cut before an incomplete trailing sequence (carried to the
 // next read), made valid (a no-copy check in the common case), then counted
-// and appended to the prefix and the tail window in bulk.
+// and appended to the prefix in bulk. The tail windows are fed only once
+// the text outgrows Whole, starting from all the prefix holds then: a
+// file kept whole is held once.
 func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) {
 	if len(buf) < utf8.UTFMax {
 		buf = make([]byte, utf8.UTFMax) // room for an incomplete sequence plus one byte
@@ -62,8 +63,9 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 	keep.Whole, keep.Head, keep.Tail = max(keep.Whole, 0), max(keep.Head, 0), max(keep.Tail, 0)
 	var (
 		prefixLimit = max(keep.Whole, keep.Head)
-		prefix      = make([]byte, 0, presize(sizeHint, prefixLimit)) // the first min(count, prefixLimit) code points
+		prefix      strings.Builder // the first min(count, prefixLimit) code points
 		tail        tailWindow
+		tailing     bool   // the text has outgrown Whole: tail is fed
 		scratch     []byte // replacement output for invalid input
 		count       int    // code points so far
 		carry       int    // incomplete sequence kept at the start of buf
@@ -72,7 +74,25 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 		space    tailWindow
 		trailing int
 	)
+	prefix.Grow(presize(sizeHint, prefixLimit))
 	tail.keep, space.keep = keep.Tail, keep.Tail
+	feed := func(valid []byte, chars int) {
+		if !keep.TrimSpace {
+			tail.write(valid, chars)
+			return
+		}
+		// Held white space joins the tail once text follows it; only its
+		// last keep.Tail code points can be in the tail.
+		i := len(bytes.TrimRightFunc(valid, unicode.IsSpace))
+		n := runes.CountValid(valid[i:])
+		if i > 0 {
+			tail.write(space.last(), min(trailing, keep.Tail))
+			space.buf, space.runes, trailing = space.buf[:0], 0, 0
+			tail.write(valid[:i], chars-n)
+		}
+		space.write(valid[i:], n)
+		trailing += n
+	}
 	for {
 		n, err := r.Read(buf[carry:])
 		n += carry
@@ -93,26 +113,18 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 			scratch = appendReplacingInvalid(scratch[:0], valid)
 			valid = scratch
 		}
-		chars := countRunes(valid)
-		if need := prefixLimit - count; need >= chars {
-			prefix = append(prefix, valid...)
-		} else if need > 0 {
-			prefix = append(prefix, runes.FirstValid(valid, need)...)
+		chars := runes.CountValid(valid)
+		if !tailing && count+chars > keep.Whole {
+			tailing = true
+			feed([]byte(prefix.String()), count) // all of the text so far
 		}
-		if keep.TrimSpace {
-			// Held white space joins the tail once text follows it; only
-			// its last keep.Tail code points can be in the tail.
-			i := len(bytes.TrimRightFunc(valid, unicode.IsSpace))
-			n := countRunes(valid[i:])
-			if i > 0 {
-				tail.write(space.last(), min(trailing, keep.Tail))
-				space.buf, space.runes, trailing = space.buf[:0], 0, 0
-				tail.write(valid[:i], chars-n)
-			}
-			space.write(valid[i:], n)
-			trailing += n
-		} else {
-			tail.write(valid, chars)
+		if need := prefixLimit - count; need >= chars {
+			prefix.Write(valid)
+		} else if need > 0 {
+			prefix.Write(runes.FirstValid(valid, need))
+		}
+		if tailing {
+			feed(valid, chars)
 		}
 		count += chars
 		carry = copy(buf, chunk[end:])
@@ -120,12 +132,16 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 			break
 		}
 	}
-	t := Text{RawChars: count, TrailingSpace: trailing}
+	kept := prefix.String()
 	if count <= keep.Whole {
-		t.Content = string(prefix)
+		t := Text{RawChars: count, Content: kept}
+		if keep.TrimSpace {
+			t.TrailingSpace = runes.Count(kept[len(strings.TrimRightFunc(kept, unicode.IsSpace)):])
+		}
 		return t, nil
 	}
-	t.Head = string(runes.FirstValid(prefix, keep.Head))
+	t := Text{RawChars: count, TrailingSpace: trailing}
+	t.Head = strings.Clone(runes.FirstValid(kept, keep.Head))
 	t.Tail = string(tail.last())
 	return t, nil
 }
@@ -172,25 +188,6 @@ func appendReplacingInvalid(dst, b []byte) []byte {
 		b = b[size:]
 	}
 	return dst
-}
-
-// countRunes counts the code points of valid UTF-8 b: its bytes that are
-// not continuation bytes (0b10xxxxxx), eight at a time. (utf8.RuneCount
-// copies non-ASCII input to a string, allocating on every read.)
-func countRunes(b []byte) int {
-	const high = 0x8080808080808080
-	total, continuations := len(b), 0
-	for ; len(b) >= 8; b = b[8:] {
-		x := binary.LittleEndian.Uint64(b)
-		// Bit 7 of each byte survives when set and bit 6 of that byte is clear.
-		continuations += bits.OnesCount64(x &^ (x << 1) & high)
-	}
-	for _, c := range b {
-		if c&0xC0 == 0x80 {
-			continuations++
-		}
-	}
-	return total - continuations
 }
 
 // tailWindow keeps at least the last keep code points written to it, in

@@ -266,6 +266,18 @@ func FuzzReadText(f *testing.F) {
 			}
 		}
 		keep.Whole, keep.Head, keep.Tail = max(keep.Whole, 0), max(keep.Head, 0), max(keep.Tail, 0)
+		// TrimSpace: TrailingSpace counts the trailing white space, and the
+		// tail (below) ends before it.
+		trimKeep := keep
+		trimKeep.TrimSpace = true
+		trimmed, err := readText(bytes.NewReader(data), trimKeep, make([]byte, bufSize), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.TrimRightFunc(full, unicode.IsSpace)
+		if want := utf8.RuneCountInString(full) - utf8.RuneCountInString(text); trimmed.TrailingSpace != want {
+			t.Fatalf("TrailingSpace %d, want %d", trimmed.TrailingSpace, want)
+		}
 		if got.RawChars <= keep.Whole {
 			if got.Content != full || got.Head != "" || got.Tail != "" {
 				t.Fatalf("whole text: got %+v, want content %q", got, full)
@@ -286,16 +298,6 @@ func FuzzReadText(f *testing.F) {
 		}
 		if !strings.HasSuffix(full, got.Tail) {
 			t.Fatalf("tail %q is not a suffix of %q", got.Tail, full)
-		}
-		// TrimSpace: the tail ends before the trailing white space.
-		keep.TrimSpace = true
-		trimmed, err := readText(bytes.NewReader(data), keep, make([]byte, bufSize), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.TrimRightFunc(full, unicode.IsSpace)
-		if want := utf8.RuneCountInString(full) - utf8.RuneCountInString(text); trimmed.TrailingSpace != want {
-			t.Fatalf("TrailingSpace %d, want %d", trimmed.TrailingSpace, want)
 		}
 		if want := string([]rune(text)[max(0, utf8.RuneCountInString(text)-keep.Tail):]); trimmed.Tail != want {
 			t.Fatalf("trimmed tail %q, want %q", trimmed.Tail, want)

@@ -253,8 +253,12 @@ func TestCountEverySequenceAtEveryOffset(t *testing.T) {
 		for pad := range 10 {
 			for post := 0; post <= 9; post += 3 {
 				s := strings.Repeat("x", pad) + string(seq) + strings.Repeat("y", post)
-				if got, want := Count(s), utf8.RuneCountInString(s); got != want {
+				want := utf8.RuneCountInString(s)
+				if got := Count(s); got != want {
 					t.Fatalf("Count(%q) = %d, want %d", s, got, want)
+				}
+				if got := CountValid([]byte(s)); utf8.ValidString(s) && got != want {
+					t.Fatalf("CountValid(%q) = %d, want %d", s, got, want)
 				}
 			}
 		}
