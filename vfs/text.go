@@ -147,13 +147,14 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 }
 
 // presize returns a starting capacity for the first limit code points of
-// a file of sizeHint bytes, never above 1 MiB whatever the hint says.
+// a file of sizeHint bytes, never above 1 MiB whatever the hint says: the
+// hint when the file may fit, else a byte a code point, as most text is.
 func presize(sizeHint int64, limit int) int {
-	const most = 1 << 20
-	if limit >= most/utf8.UTFMax {
-		return int(min(max(sizeHint, 0), most))
+	hint := int(min(max(sizeHint, 0), 1<<20))
+	if limit < hint/utf8.UTFMax {
+		return limit
 	}
-	return int(min(max(sizeHint, 0), int64(limit*utf8.UTFMax)))
+	return hint
 }
 
 // completeEnd returns where b stops holding complete sequences: before a
