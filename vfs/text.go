@@ -64,35 +64,13 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 	var (
 		prefixLimit = max(keep.Whole, keep.Head)
 		prefix      strings.Builder // the first min(count, prefixLimit) code points
-		tail        tailWindow
+		tail        = tailFeed{trimSpace: keep.TrimSpace, tail: tailWindow{keep: keep.Tail}, space: tailWindow{keep: keep.Tail}}
 		tailing     bool   // the text has outgrown Whole: tail is fed
 		scratch     []byte // replacement output for invalid input
 		count       int    // code points so far
 		carry       int    // incomplete sequence kept at the start of buf
-		// With TrimSpace, tail stops before the white space read last;
-		// space holds its last keep.Tail code points, trailing counts it.
-		space    tailWindow
-		trailing int
 	)
 	prefix.Grow(presize(sizeHint, prefixLimit))
-	tail.keep, space.keep = keep.Tail, keep.Tail
-	feed := func(valid []byte, chars int) {
-		if !keep.TrimSpace {
-			tail.write(valid, chars)
-			return
-		}
-		// Held white space joins the tail once text follows it; only its
-		// last keep.Tail code points can be in the tail.
-		i := len(bytes.TrimRightFunc(valid, unicode.IsSpace))
-		n := runes.CountValid(valid[i:])
-		if i > 0 {
-			tail.write(space.last(), min(trailing, keep.Tail))
-			space.buf, space.runes, trailing = space.buf[:0], 0, 0
-			tail.write(valid[:i], chars-n)
-		}
-		space.write(valid[i:], n)
-		trailing += n
-	}
 	for {
 		n, err := r.Read(buf[carry:])
 		n += carry
@@ -116,7 +94,7 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 		chars := runes.CountValid(valid)
 		if !tailing && count+chars > keep.Whole {
 			tailing = true
-			feed([]byte(prefix.String()), count) // all of the text so far
+			tail.feed([]byte(prefix.String()), count) // all of the text so far
 		}
 		if need := prefixLimit - count; need >= chars {
 			prefix.Write(valid)
@@ -124,7 +102,7 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 			prefix.Write(runes.FirstValid(valid, need))
 		}
 		if tailing {
-			feed(valid, chars)
+			tail.feed(valid, chars)
 		}
 		count += chars
 		carry = copy(buf, chunk[end:])
@@ -140,10 +118,37 @@ func readText(r io.Reader, keep Keep, buf []byte, sizeHint int64) (Text, error) 
 		}
 		return t, nil
 	}
-	t := Text{RawChars: count, TrailingSpace: trailing}
+	t := Text{RawChars: count, TrailingSpace: tail.trailing}
 	t.Head = strings.Clone(runes.FirstValid(kept, keep.Head))
-	t.Tail = string(tail.last())
+	t.Tail = string(tail.tail.last())
 	return t, nil
+}
+
+// tailFeed keeps the last code points of a text fed to it in pieces; with
+// trimSpace, the last ones before the white space it ends with, which
+// trailing counts and space holds the last of.
+type tailFeed struct {
+	trimSpace   bool
+	tail, space tailWindow
+	trailing    int
+}
+
+func (f *tailFeed) feed(valid []byte, chars int) {
+	if !f.trimSpace {
+		f.tail.write(valid, chars)
+		return
+	}
+	// Held white space joins the tail once text follows it; only its last
+	// tail.keep code points can be in the tail.
+	i := len(bytes.TrimRightFunc(valid, unicode.IsSpace))
+	n := runes.CountValid(valid[i:])
+	if i > 0 {
+		f.tail.write(f.space.last(), min(f.trailing, f.tail.keep))
+		f.space.buf, f.space.runes, f.trailing = f.space.buf[:0], 0, 0
+		f.tail.write(valid[:i], chars-n)
+	}
+	f.space.write(valid[i:], n)
+	f.trailing += n
 }
 
 // presize returns a starting capacity for the first limit code points of

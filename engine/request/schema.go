@@ -28,7 +28,7 @@ func (s *Schema) UnmarshalJSON(data []byte) error {
 		*s = nil
 		return nil
 	}
-	return &json.UnmarshalTypeError{Value: jsonKind(data[0]), Type: reflect.TypeFor[map[string]any]()}
+	return &json.UnmarshalTypeError{Value: strict.JSONKind(data[0]), Type: reflect.TypeFor[map[string]any]()}
 }
 
 // MarshalJSON writes the schema as kept, or null.
@@ -121,17 +121,4 @@ func (s Schema) Value() (any, error) {
 		return nil, fmt.Errorf("schema is not JSON: %v", err)
 	}
 	return v, nil
-}
-
-// jsonKind names the JSON value that starts with c.
-func jsonKind(c byte) string {
-	switch c {
-	case '"':
-		return "string"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "bool"
-	}
-	return "number"
 }

@@ -400,7 +400,7 @@ func jsonError(src []byte, err error) error {
 		if errors.Is(se.Err, jsonv2.ErrUnknownName) {
 			return &PosError{Line: line, Col: col, Key: key, Unknown: true, Msg: unknownKey(key, jsonKeys(se.GoType))}
 		}
-		kind, want := jsonKindName(se.JSONKind), se.GoType
+		kind, want := JSONKind(byte(se.JSONKind)), se.GoType
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](se.Err); ok { // from an UnmarshalJSON
 			kind, want = te.Value, te.Type
 		} else if want == nil || se.Err != nil && !errors.Is(se.Err, strconv.ErrSyntax) && !errors.Is(se.Err, strconv.ErrRange) {
@@ -454,13 +454,12 @@ func wholeValueError(src []byte) error {
 
 var errAfterValue = errors.New("unexpected data after the JSON value")
 
-// jsonKindName names a kind of JSON value as a message does.
-func jsonKindName(k jsontext.Kind) string {
-	switch k {
+// JSONKind names the kind of JSON value that starts with the byte first,
+// as a message does.
+func JSONKind(first byte) string {
+	switch first {
 	case '"':
 		return "string"
-	case '0':
-		return "number"
 	case 't', 'f':
 		return "bool"
 	case 'n':
@@ -470,7 +469,7 @@ func jsonKindName(k jsontext.Kind) string {
 	case '[':
 		return "array"
 	}
-	return "value"
+	return "number"
 }
 
 // kindName names what a Go type holds in JSON terms; a named type's Go
