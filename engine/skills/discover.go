@@ -26,7 +26,12 @@ const (
 	maxWalkDepth     = 4    // skill folders at most this many levels below a root's Dir
 	maxRootEntries   = 1000 // directory entries read per root, all its folders together
 	maxSkillFiles    = 2000 // SKILL.md files read per discovery, all roots together
-	skillFileName    = "SKILL.md"
+	// YAML is the costly part of a SKILL.md: a front matter is refused
+	// over maxFrontMatter bytes, and once a discovery has parsed
+	// frontMatterBudget bytes in all, the skills left are not read.
+	maxFrontMatter    = 16 << 10
+	frontMatterBudget = 2 << 20
+	skillFileName     = "SKILL.md"
 )
 
 // Found is the result of [Discover].
@@ -62,10 +67,10 @@ func Discover(ctx context.Context, roots []Root, opts Options) (Found, error) {
 
 	var found Found
 	winners := map[string]int{} // name → index in found.Skills
-	filesLeft := maxSkillFiles
+	left := readBudget{files: maxSkillFiles, yaml: frontMatterBudget}
 	for _, r := range ordered {
 		w := walker{ctx: ctx, root: r, home: opts.Home, found: &found, winners: winners,
-			entriesLeft: maxRootEntries, filesLeft: &filesLeft}
+			entriesLeft: maxRootEntries, left: &left}
 		if err := w.walkRoot(); err != nil {
 			return Found{}, err
 		}
@@ -149,10 +154,25 @@ type walker struct {
 	found   *Found
 	winners map[string]int // name → index in found.Skills: the first seen wins
 
-	entriesLeft int  // directory entries this root may still read
-	listingCut  bool // a listing held more entries than were left
-	filesLeft   *int // SKILL.md files the discovery may still read
-	unread      int  // skill folders found here once filesLeft ran out
+	entriesLeft int         // directory entries this root may still read
+	listingCut  bool        // a listing held more entries than were left
+	left        *readBudget // what the discovery may still read, all roots together
+	unread      int         // skill folders found here once left ran out
+}
+
+// readBudget is what a discovery may still read: SKILL.md files, and
+// bytes of front matter parsed.
+type readBudget struct{ files, yaml int }
+
+// spent names the bound that stops further reads, or is "".
+func (b *readBudget) spent() string {
+	switch {
+	case b.files <= 0:
+		return fmt.Sprintf("at most %d skills are read across all skills folders", maxSkillFiles)
+	case b.yaml <= 0:
+		return fmt.Sprintf("at most %d KiB of front matter is read across all skills folders", frontMatterBudget>>10)
+	}
+	return ""
 }
 
 func (w *walker) walkRoot() error {
@@ -178,7 +198,7 @@ func (w *walker) walkRoot() error {
 		w.cut(0, fmt.Sprintf("search stopped: at most %d entries are read per skills folder", maxRootEntries))
 	}
 	if w.unread > 0 {
-		w.cut(w.unread, fmt.Sprintf("at most %d skills are read across all skills folders", maxSkillFiles))
+		w.cut(w.unread, w.left.spent())
 	}
 	return nil
 }
@@ -210,6 +230,9 @@ func (w *walker) walk(dir, rel string, depth int) error {
 	// before "tools-v2".
 	slices.SortFunc(entries, func(a, b vfs.Entry) int { return strings.Compare(a.Name+"/", b.Name+"/") })
 	for _, e := range entries {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
 		if strings.HasPrefix(e.Name, ".") {
 			continue
 		}
@@ -230,10 +253,10 @@ func (w *walker) walk(dir, rel string, depth int) error {
 		skillPath := joinPath(dir, e.Name+"/"+skillFileName)
 		id, err := w.root.Files.Lstat(skillPath)
 		switch {
-		case err == nil && id.Mode.IsRegular() && *w.filesLeft == 0:
+		case err == nil && id.Mode.IsRegular() && w.left.spent() != "":
 			w.unread++
 		case err == nil && id.Mode.IsRegular():
-			*w.filesLeft--
+			w.left.files--
 			w.load(skillPath, childRel, e.Name)
 		case err == nil && id.Mode&fs.ModeSymlink != 0:
 			w.problem(childRel+"/"+skillFileName, 0, "symlink not followed")
@@ -256,7 +279,7 @@ func (w *walker) walk(dir, rel string, depth int) error {
 // path below the root's Dir.
 func (w *walker) load(skillPath, folderRel, folder string) {
 	location := w.location(folderRel + "/" + skillFileName)
-	parsed, err := parseSkillFile(w.root.Files, skillPath, folder)
+	parsed, err := parseSkillFile(w.root.Files, skillPath, folder, &w.left.yaml)
 	if err != nil {
 		w.found.Problems = append(w.found.Problems, Problem{Path: location, Message: "cannot read: " + errText(err)})
 		return
@@ -364,7 +387,9 @@ type parsedFile struct {
 	tooLarge          bool       // err is the size, not the front matter
 }
 
-func parseSkillFile(files Files, name, folder string) (parsedFile, error) {
+// parseSkillFile reads and parses one SKILL.md, taking the bytes of its
+// front matter from yamlLeft.
+func parseSkillFile(files Files, name, folder string, yamlLeft *int) (parsedFile, error) {
 	data, _, err := files.ReadFile(name, maxSkillFileSize)
 	if errors.Is(err, vfs.ErrTooLarge) {
 		return oversize(folder), nil
@@ -374,7 +399,7 @@ func parseSkillFile(files Files, name, folder string) (parsedFile, error) {
 	}
 	sum := sha256.Sum256(data)
 	p := parsedFile{name: folder, version: "sha256:" + hex.EncodeToString(sum[:])}
-	fm, err := parseFrontMatter(data)
+	fm, err := parseFrontMatter(data, yamlLeft)
 	if err != nil {
 		var le *lineError
 		if !errors.As(err, &le) {

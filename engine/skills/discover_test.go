@@ -403,7 +403,7 @@ func TestDiscoverUnreadableIsReported(t *testing.T) {
 
 func TestDiscoverValidatesNames(t *testing.T) {
 	long := strings.Repeat("a", 64)
-	huge := strings.Repeat("b", 100_000) // echoed whole, the reason would be as long
+	huge := strings.Repeat("b", 10_000) // echoed whole, the reason would be as long
 	fsys := memFS(t, map[string]string{
 		"skills/pdf/SKILL.md":          skillMD("name: pdf"),
 		"skills/x1-2y/SKILL.md":        skillMD("name: x1-2y"),
@@ -438,7 +438,7 @@ func TestDiscoverValidatesNames(t *testing.T) {
 		skipped("My Notes", "My Notes", `invalid name "My Notes" (the folder's name): `+letters),
 		skipped("Upper", "upper", `invalid name "Upper" (line 3): `+letters),
 		skipped(long+"a", "too-long", `invalid name "`+long+`a" (line 2): must be at most 64 characters`),
-		skipped(huge, "huge", `invalid name "`+huge[:200]+`"… (100000 bytes) (line 2): must be at most 64 characters`),
+		skipped(huge, "huge", `invalid name "`+huge[:200]+`"… (10000 bytes) (line 2): must be at most 64 characters`),
 		skipped("café", "accent", `invalid name "café" (line 2): `+letters),
 		skipped("pdf tools", "space", `invalid name "pdf tools" (line 2): `+letters),
 		skipped("pdf-", "trail", `invalid name "pdf-" (line 2): must not start or end with a hyphen`),
@@ -569,4 +569,65 @@ func TestDiscoverBoundsSkillsPerRender(t *testing.T) {
 	assert.Len(t, found.Skills, maxSkillFiles)
 	assert.Equal(t, []Cut{{Root: "/m", Reason: reason, Skipped: 200}}, found.Cuts)
 	assert.Empty(t, found.Problems)
+}
+
+// A cancel that comes while a folder's skills are being read stops the
+// discovery before the next one: a folder holds up to maxRootEntries.
+func TestDiscoverCancelledInsideAFolder(t *testing.T) {
+	files := map[string]string{}
+	for i := range 50 {
+		name := fmt.Sprintf("s%02d", i)
+		files["skills/"+name+"/SKILL.md"] = skillMD("name: " + name)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reads := &cancellingFiles{Files: memFiles(memFS(t, files)), cancel: cancel}
+	_, err := Discover(ctx, []Root{{Source: Workspace, Files: reads, Dir: "skills"}}, Options{})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, reads.n, "SKILL.md files read")
+}
+
+// cancellingFiles cancels on the first SKILL.md read and counts the reads.
+type cancellingFiles struct {
+	Files
+	cancel context.CancelFunc
+	n      int
+}
+
+func (c *cancellingFiles) ReadFile(name string, maxBytes int64) ([]byte, vfs.FileID, error) {
+	c.n++
+	c.cancel()
+	return c.Files.ReadFile(name, maxBytes)
+}
+
+// A front matter is YAML for a name, a description and a few short lists:
+// one over maxFrontMatter is refused before it is parsed, and once the
+// discovery has parsed frontMatterBudget bytes the skills left are counted
+// in a cut, not read. Filler of the costliest shape YAML parses (a flow
+// list of one-letter items) shows what the bounds hold back.
+func TestDiscoverBoundsFrontMatter(t *testing.T) {
+	frontMatter := func(name string, size int) string {
+		head := "name: " + name + "\nx: ["
+		return skillMD(head + strings.Repeat("a,", (size-len(head)-3)/2) + "a]")
+	}
+	big := frontMatter("big", maxFrontMatter+1)
+	found, err := Discover(context.Background(), []Root{workspaceRoot(memFS(t, map[string]string{
+		"skills/big/SKILL.md": big, "skills/small/SKILL.md": skillMD("name: small")}))}, Options{})
+	require.NoError(t, err)
+	require.Len(t, found.Skills, 1)
+	assert.Equal(t, "small", found.Skills[0].Name)
+	require.Len(t, found.Problems, 1)
+	assert.Equal(t, Problem{Path: "/home/ana/agent/skills/big/SKILL.md", Line: 1, Message: "front matter is larger than 16 KiB"}, found.Problems[0])
+
+	files := map[string]string{}
+	const n, each = 200, maxFrontMatter - 100
+	for i := range n {
+		name := fmt.Sprintf("s%03d", i)
+		files["skills/"+name+"/SKILL.md"] = frontMatter(name, each)
+	}
+	found, err = Discover(context.Background(), []Root{workspaceRoot(memFS(t, files))}, Options{})
+	require.NoError(t, err)
+	read := (frontMatterBudget + each - 1) / each // the last one read may overshoot
+	assert.Len(t, found.Skills, read)
+	assert.Equal(t, []Cut{{Root: "/home/ana/agent/skills", Reason: "at most 2048 KiB of front matter is read across all skills folders", Skipped: n - read}}, found.Cuts)
 }

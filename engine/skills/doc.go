@@ -63,8 +63,9 @@
 // skipped and reported, as its skills' locations could not show it.
 // Symlinks below a root's Dir are never followed (each is reported as a
 // problem), so a walk cannot leave its root. Listings are sorted here, never
-// trusted to come sorted. A SKILL.md over 256 KiB or with broken front
-// matter is skipped and reported with its line; it never fails the build.
+// trusted to come sorted. A SKILL.md over 256 KiB, with a front matter over
+// 16 KiB or with broken front matter is skipped and reported with its
+// line; it never fails the build.
 //
 // A name must be 1 to 64 lowercase letters a-z, digits and hyphens, with no
 // hyphen first, last or next to another; a skill named otherwise is
@@ -73,8 +74,10 @@
 //
 // Discovery is bounded: at most 1,000 directory entries are read per root,
 // its nested folders included (a folder's listing is read before the
-// folders in it), and at most 2,000 SKILL.md files in all (roots in
-// precedence order). Each bound that stops a search is a Cut. When a folder
+// folders in it), and at most 2,000 SKILL.md files or 2 MiB of front
+// matter in all, whichever comes first (roots in precedence order): the
+// YAML parse is what a SKILL.md costs. Each bound that stops a search is
+// a Cut. When a folder
 // holds more entries than are left, the ones read are the first the
 // filesystem lists.
 //

@@ -39,8 +39,9 @@ func errAt(n *yaml.Node, offset int, format string, args ...any) *lineError {
 const fence = "---"
 
 // parseFrontMatter reads the YAML block between the leading "---" lines of a
-// SKILL.md. Errors are *lineError with lines counted in the whole file.
-func parseFrontMatter(data []byte) (frontMatter, error) {
+// SKILL.md, taking its length from yamlLeft. Errors are *lineError with
+// lines counted in the whole file.
+func parseFrontMatter(data []byte, yamlLeft *int) (frontMatter, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	first, rest, _ := bytes.Cut(data, []byte("\n"))
 	if !isFence(first) {
@@ -50,6 +51,10 @@ func parseFrontMatter(data []byte) (frontMatter, error) {
 	if !ok {
 		return frontMatter{}, &lineError{line: 1, msg: `front matter is not closed by a "---" line`}
 	}
+	if len(body) > maxFrontMatter {
+		return frontMatter{}, &lineError{line: 1, msg: fmt.Sprintf("front matter is larger than %d KiB", maxFrontMatter>>10)}
+	}
+	*yamlLeft -= len(body)
 	const offset = 1 // the opening fence is line 1 of the file
 
 	var doc yaml.Node

@@ -44,7 +44,7 @@ func TestParseFrontMatter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseFrontMatter([]byte(tt.in))
+			got, err := parseFrontMatter([]byte(tt.in), new(int))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -91,7 +91,7 @@ func TestParseFrontMatterErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseFrontMatter([]byte(tt.in))
+			_, err := parseFrontMatter([]byte(tt.in), new(int))
 			var le *lineError
 			require.True(t, errors.As(err, &le), "want *lineError, got %v", err)
 			assert.Equal(t, tt.line, le.line)
@@ -138,7 +138,7 @@ func FuzzFrontMatter(f *testing.F) {
 	f.Add([]byte("---\nmetadata: {openclaw: {always: true}}\n---\n"))
 	f.Add([]byte("---\nname: &a [*a]\n---\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fm, err := parseFrontMatter(data)
+		fm, err := parseFrontMatter(data, new(int))
 		if err != nil {
 			var le *lineError
 			if !errors.As(err, &le) {
@@ -149,7 +149,7 @@ func FuzzFrontMatter(f *testing.F) {
 			}
 			return
 		}
-		again, err := parseFrontMatter(data)
+		again, err := parseFrontMatter(data, new(int))
 		if err != nil || !reflect.DeepEqual(fm, again) {
 			t.Fatalf("second parse differs: %+v, %v", again, err)
 		}
