@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -60,6 +61,9 @@ func parseFrontMatter(data []byte, yamlLeft *int) (frontMatter, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(body, &doc); err != nil {
 		line, msg := splitYAMLError(err)
+		if isYAMLReaderProblem(msg) {
+			line = unreadableLine(body)
+		}
 		if line > 0 {
 			line += offset
 		}
@@ -86,7 +90,7 @@ func readKeys(root *yaml.Node, offset int) (frontMatter, error) {
 	var fm frontMatter
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := deref(root.Content[i]), deref(root.Content[i+1])
+		k, v := deref(root.Content[i]), root.Content[i+1] // v is placed where it is used
 		switch k.Value {
 		case "name", "description", "metadata":
 		default:
@@ -192,6 +196,34 @@ var yamlUnplacedProblems = []string{
 	"attempted to go past the end", "cannot decode node",
 }
 
+// isYAMLReaderProblem reports the messages of yaml's reader (readerc.go),
+// which refuses bytes that are not printable UTF-8 and never says where.
+func isYAMLReaderProblem(msg string) bool {
+	return strings.HasPrefix(msg, "control characters are not allowed") ||
+		strings.Contains(msg, "UTF-8") || msg == "invalid Unicode character"
+}
+
+// unreadableLine is the 1-based line of body's first code point that yaml's
+// reader refuses (invalid UTF-8, or outside YAML's printable set), 0 if none.
+func unreadableLine(body []byte) int {
+	line := 1
+	for i := 0; i < len(body); {
+		r, size := utf8.DecodeRune(body[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return line
+		case r == '\n':
+			line++
+		case r == '\t', r == '\r', r >= 0x20 && r <= 0x7E, r == 0x85,
+			r >= 0xA0 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000:
+		default:
+			return line
+		}
+		i += size
+	}
+	return 0
+}
+
 // isYAMLParserProblem reports the messages of yaml's parser (parserc.go).
 func isYAMLParserProblem(msg string) bool {
 	switch msg {
@@ -229,12 +261,16 @@ func kindName(n *yaml.Node) string {
 	return "text"
 }
 
-func scalarText(n *yaml.Node, offset int, key string) (string, error) {
+// The readers of values below take the node where a value is used, an
+// alias or not, and place their errors there.
+
+func scalarText(at *yaml.Node, offset int, key string) (string, error) {
+	n := deref(at)
 	if isNull(n) {
 		return "", nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		return "", errAt(n, offset, "%s must be text, not %s", key, kindName(n))
+		return "", errAt(at, offset, "%s must be text, not %s", key, kindName(n))
 	}
 	return strings.TrimSpace(n.Value), nil
 }
@@ -250,7 +286,8 @@ const (
 // commands set, each entry must be a command name: a path would have the
 // PATH lookup test for a file anywhere on the machine, relative to wherever
 // the process runs.
-func stringList(n *yaml.Node, offset int, key string, commands bool) ([]string, error) {
+func stringList(at *yaml.Node, offset int, key string, commands bool) ([]string, error) {
+	n := deref(at)
 	if isNull(n) {
 		return nil, nil
 	}
@@ -261,40 +298,44 @@ func stringList(n *yaml.Node, offset int, key string, commands bool) ([]string, 
 	case yaml.SequenceNode:
 		items = n.Content
 	default:
-		return nil, errAt(n, offset, "%s must be a list of text, not %s", key, kindName(n))
+		return nil, errAt(at, offset, "%s must be a list of text, not %s", key, kindName(n))
 	}
 	// Aliases let a small file repeat a long item many times, and each
 	// gate joins its list into a reason: bound both.
 	if len(items) > maxListItems {
-		return nil, errAt(n, offset, "%s has %d entries; at most %d are allowed", key, len(items), maxListItems)
+		return nil, errAt(at, offset, "%s has %d entries; at most %d are allowed", key, len(items), maxListItems)
 	}
 	var out []string
-	for _, at := range items {
-		item := deref(at)
+	for _, use := range items {
+		item := deref(use)
+		if at != n { // the items of a list reached by an alias are placed at the alias
+			use = at
+		}
 		if item.Kind != yaml.ScalarNode {
-			return nil, errAt(item, offset, "%s must be a list of text, not a list of %s", key, strings.TrimPrefix(kindName(item), "a "))
+			return nil, errAt(use, offset, "%s must be a list of text, not a list of %s", key, strings.TrimPrefix(kindName(item), "a "))
 		}
 		if len(item.Value) > maxListItemLen {
-			return nil, errAt(at, offset, "%s has an entry of %d bytes; at most %d are allowed", key, len(item.Value), maxListItemLen)
+			return nil, errAt(use, offset, "%s has an entry of %d bytes; at most %d are allowed", key, len(item.Value), maxListItemLen)
 		}
 		s := strings.TrimSpace(item.Value)
 		if s == "" || isNull(item) {
 			continue
 		}
 		if commands && (strings.ContainsAny(s, `/\:`) || s == "." || s == "..") {
-			return nil, errAt(at, offset, "%s entry %q is a path, not a command name looked up on PATH", key, s)
+			return nil, errAt(use, offset, "%s entry %q is a path, not a command name looked up on PATH", key, s)
 		}
 		out = append(out, s)
 	}
 	return out, nil
 }
 
-func parseMetadata(n *yaml.Node, offset int) (Metadata, error) {
+func parseMetadata(at *yaml.Node, offset int) (Metadata, error) {
+	n := deref(at)
 	if isNull(n) {
 		return Metadata{}, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return Metadata{}, errAt(n, offset, "metadata must be a mapping, not %s", kindName(n))
+		return Metadata{}, errAt(at, offset, "metadata must be a mapping, not %s", kindName(n))
 	}
 	// The original product nests its fields under a product key.
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -308,7 +349,7 @@ func parseMetadata(n *yaml.Node, offset int) (Metadata, error) {
 	var m Metadata
 	var err error
 	for i := 0; i+1 < len(n.Content) && err == nil; i += 2 {
-		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		k, v := deref(n.Content[i]), n.Content[i+1]
 		switch k.Value {
 		case "os":
 			m.OS, err = stringList(v, offset, "metadata.os", false)
@@ -325,27 +366,29 @@ func parseMetadata(n *yaml.Node, offset int) (Metadata, error) {
 	return m, err
 }
 
-func boolValue(n *yaml.Node, offset int, key string) (bool, error) {
+func boolValue(at *yaml.Node, offset int, key string) (bool, error) {
+	n := deref(at)
 	if isNull(n) {
 		return false, nil
 	}
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		return false, errAt(n, offset, "%s must be true or false", key)
+		return false, errAt(at, offset, "%s must be true or false", key)
 	}
 	return strings.EqualFold(n.Value, "true"), nil
 }
 
-func parseRequires(n *yaml.Node, offset int) (Requirements, error) {
+func parseRequires(at *yaml.Node, offset int) (Requirements, error) {
+	n := deref(at)
 	if isNull(n) {
 		return Requirements{}, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return Requirements{}, errAt(n, offset, "metadata.requires must be a mapping, not %s", kindName(n))
+		return Requirements{}, errAt(at, offset, "metadata.requires must be a mapping, not %s", kindName(n))
 	}
 	var r Requirements
 	var err error
 	for i := 0; i+1 < len(n.Content) && err == nil; i += 2 {
-		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		k, v := deref(n.Content[i]), n.Content[i+1]
 		switch k.Value {
 		case "bins":
 			r.Bins, err = stringList(v, offset, "metadata.requires.bins", true)

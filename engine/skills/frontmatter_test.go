@@ -88,6 +88,18 @@ func TestParseFrontMatterErrors(t *testing.T) {
 		{"anyBin is relative", "---\nmetadata:\n  requires:\n    anyBins: ..\\tool\n---\n", 4,
 			`metadata.requires.anyBins entry "..\\tool" is a path, not a command name looked up on PATH`},
 		{"skillKey list", "---\nmetadata:\n  skillKey: [a]\n---\n", 3, "metadata.skillKey must be text, not a list"},
+		// A value reached through an alias is reported where the alias is used.
+		{"alias to a nested list", "---\nname: x\nlist: &l [[1]]\nmetadata:\n  os: *l\n---\n", 5, "metadata.os must be a list of text, not a list of list"},
+		{"alias to a list as a name", "---\nx: &l [a]\ndescription: d\nname: *l\n---\n", 4, "name must be text, not a list"},
+		{"alias to a list with a path", "---\nbins: &b [git, /bin/sh]\nmetadata:\n  requires:\n    bins: *b\n---\n", 5,
+			`metadata.requires.bins entry "/bin/sh" is a path, not a command name looked up on PATH`},
+		{"alias to a list item", "---\nx: &m {a: b}\nmetadata:\n  os: [linux,\n    *m]\n---\n", 5, "metadata.os must be a list of text, not a list of mapping"},
+		// yaml's reader says what it refuses but not where; the line is found here.
+		{"NUL", "---\nname: a\n\ndescription: a\x00b\n---\n", 4, "invalid YAML: control characters are not allowed"},
+		{"escape", "---\nname: a\nx: y\nz: \x1b[31m\n---\n", 4, "invalid YAML: control characters are not allowed"},
+		{"C1 control", "---\nname: a\nx: \u0090\n---\n", 3, "invalid YAML: control characters are not allowed"},
+		{"invalid UTF-8", "---\nname: a\ndescription: \xffb\n---\n", 3, "invalid YAML: invalid leading UTF-8 octet"},
+		{"cut UTF-8", "---\nname: a\ndescription: \xe2\x82\n---\n", 3, "invalid YAML: invalid trailing UTF-8 octet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
