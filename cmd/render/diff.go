@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -82,7 +81,7 @@ func compareRequests(args []string, stdin io.Reader, stdout, stderr io.Writer) e
 		if err != nil {
 			return err
 		}
-		if results[i], err = e.Render(context.Background(), req); err != nil {
+		if results[i], err = renderOnce(e, req); err != nil {
 			return inPack(err, c.pack)
 		}
 	}
@@ -155,7 +154,7 @@ func comparePacks(c *common, a, b, tokName, format string, names []string, stdin
 			if err != nil {
 				return err
 			}
-			if results[i], err = engines[i].Render(context.Background(), req); err != nil {
+			if results[i], err = renderOnce(engines[i], req); err != nil {
 				return inPack(err, sides[i].pack)
 			}
 		}

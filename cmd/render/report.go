@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -86,7 +85,7 @@ func renderFor(name string, argv []string, stdin io.Reader, stdout, stderr io.Wr
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := e.Render(context.Background(), req)
+	res, err := renderOnce(e, req)
 	if err != nil {
 		return nil, nil, inPack(err, c.pack)
 	}

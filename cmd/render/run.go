@@ -10,10 +10,12 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
+	"os/signal"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/afero"
@@ -508,6 +510,24 @@ func existingDir(flagName, dir string) (string, error) {
 	return abs, nil
 }
 
+// errInterrupted is a one-shot render's error when a signal ended it.
+var errInterrupted = errors.New("interrupted")
+
+// renderOnce renders req for a command that renders and exits. While it
+// runs, the first Ctrl-C or SIGTERM cancels the render, so a bootstrap hook
+// under way is ended with its process group instead of outliving render;
+// a second signal has its default effect.
+func renderOnce(e *engine.Engine, req engine.Request) (*engine.Result, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	context.AfterFunc(ctx, stop)
+	res, err := e.Render(ctx, req)
+	if err != nil && ctx.Err() != nil {
+		return nil, errInterrupted
+	}
+	return res, err
+}
+
 // inPack rewrites the file names in pack errors that point at a file of
 // the user's pack directory to DIR/file, so people can tell their own
 // files from the built-in ones.
@@ -624,7 +644,7 @@ func cmdRender(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := e.Render(context.Background(), req)
+	res, err := renderOnce(e, req)
 	if err != nil {
 		return inPack(err, c.pack)
 	}
