@@ -81,9 +81,12 @@ func generate(ctx context.Context, fsys afero.Fs, pack fs.FS, dir string) (writt
 	want := map[string]bool{}
 	for _, s := range rendered {
 		want[s.file] = true
-		old, err := afero.ReadFile(fsys, s.file)
-		if err == nil && bytes.Equal(old, s.data) {
+		old, err := readGoldenFile(fsys, s.file)
+		switch {
+		case err == nil && bytes.Equal(old, s.data):
 			continue
+		case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, vfs.ErrTooLarge):
+			return written, deleted, fmt.Errorf("golden: %w", err) // not a file to replace
 		}
 		if err := writeAtomic(fsys, s.file, s.data); err != nil {
 			return written, deleted, err
@@ -115,10 +118,12 @@ func check(ctx context.Context, fsys afero.Fs, pack fs.FS, dir string) ([]Proble
 	want := map[string]bool{}
 	for _, s := range rendered {
 		want[s.file] = true
-		old, err := afero.ReadFile(fsys, s.file)
+		old, err := readGoldenFile(fsys, s.file)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			problems = append(problems, Problem{File: s.file, Kind: KindMissing})
+		case errors.Is(err, vfs.ErrTooLarge):
+			problems = append(problems, Problem{File: s.file, Kind: KindDiffers, Diff: err.Error() + "\n"})
 		case err != nil:
 			return nil, fmt.Errorf("golden: %w", err)
 		case !bytes.Equal(old, s.data):
@@ -157,7 +162,7 @@ func renderAll(ctx context.Context, fsys afero.Fs, pack fs.FS, dir string) ([]sn
 			return nil, err
 		}
 		file := filepath.Join(scenarioDir, entry.Name())
-		data, err := afero.ReadFile(fsys, file)
+		data, err := readGoldenFile(fsys, file)
 		if err != nil {
 			return nil, fmt.Errorf("golden: %w", err)
 		}
@@ -207,4 +212,14 @@ func writeAtomic(fsys afero.Fs, file string, data []byte) error {
 		return fmt.Errorf("golden: writing %s: %w", file, err)
 	}
 	return nil
+}
+
+// maxGoldenFile bounds a scenario or snapshot read: they are the user's
+// own files, but one that is huge, or a device, must not exhaust memory.
+const maxGoldenFile = 64 << 20
+
+// readGoldenFile reads a regular file of at most maxGoldenFile bytes; a
+// named pipe or device is refused without blocking.
+func readGoldenFile(fsys afero.Fs, name string) ([]byte, error) {
+	return vfs.ReadFile(fsys, name, maxGoldenFile)
 }

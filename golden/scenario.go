@@ -17,13 +17,13 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/spf13/afero"
 
 	"github.com/sysprompt/sysprompt/engine"
 	"github.com/sysprompt/sysprompt/engine/config"
@@ -55,7 +55,7 @@ type Scenario struct {
 // Load reads and parses the scenario archive at path; the scenario's name is
 // the file's base name without the .txtar extension.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readGoldenFile(afero.NewOsFs(), path)
 	if err != nil {
 		return nil, fmt.Errorf("golden: %w", err)
 	}
