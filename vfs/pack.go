@@ -35,6 +35,11 @@ func Pack(builtin fs.FS, user afero.Fs) fs.FS {
 // through Pack are already validated, which is the actual guard against
 // "..": afero's BasePathFs is not a security boundary on its own.
 func OSDir(dir string) afero.Fs {
+	// BasePathFs refuses every name under a base of "." (its check
+	// compares "templates" with the prefix "."), so the base is absolute.
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	return afero.NewReadOnlyFs(afero.NewBasePathFs(afero.NewOsFs(), dir))
 }
 

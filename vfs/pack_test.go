@@ -164,6 +164,20 @@ func TestOSDirSeesEdits(t *testing.T) {
 	assert.Error(t, afero.WriteFile(OSDir(dir), "sections/new.md.tmpl", []byte("x"), 0o644), "OSDir is read-only")
 }
 
+// A pack folder may be named relative to the working directory, as the
+// folder itself too: a base of "." once hid every user file.
+func TestOSDirRelative(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "p", "sections"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "p", "sections", "safety.md.tmpl"), []byte("ours"), 0o644))
+	t.Chdir(filepath.Join(dir, "p"))
+	for _, name := range []string{".", "./", "../p", filepath.Join(dir, "p")} {
+		data, err := fs.ReadFile(Pack(builtinPack(), OSDir(name)), "sections/safety.md.tmpl")
+		require.NoError(t, err, name)
+		assert.Equal(t, "ours", string(data), name)
+	}
+}
+
 func TestEject(t *testing.T) {
 	src := builtinPack()
 	src["sections/empty.md.tmpl"] = &fstest.MapFile{Data: nil}
