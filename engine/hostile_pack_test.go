@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"runtime"
 	"strconv"
@@ -292,4 +293,25 @@ func TestPackFilesOverTheSizeBoundAreRefused(t *testing.T) {
 	}
 	_, err := engine.New(hostilePack(t, "x", strings.Repeat("#", pack.MaxFileBytes)))
 	assert.NoError(t, err, "a partial of exactly the bound")
+}
+
+// A pack is bounded whole as well: files each under MaxFileBytes still add
+// up (a pack folder of hard links, or one linking to /usr), and its folders
+// may list any number of entries. Either bound refuses the pack in one
+// error, the same whichever file met it.
+func TestPackOverTheWholeBoundsIsRefused(t *testing.T) {
+	big := hostilePack(t, "x", "")
+	partial := strings.Repeat("#", pack.MaxFileBytes)
+	for i := range pack.MaxPackBytes/pack.MaxFileBytes + 1 {
+		addFile(big, fmt.Sprintf("templates/big%02d.tmpl", i), partial)
+	}
+	_, err := engine.New(big)
+	assert.EqualError(t, err, "the pack holds more than 16 MiB of files in all")
+
+	many := hostilePack(t, "x", "")
+	for i := range pack.MaxPackEntries {
+		addFile(many, fmt.Sprintf("templates/notes/%04d.md", i), "")
+	}
+	_, err = engine.New(many)
+	assert.EqualError(t, err, "the pack's folders hold more than 4096 entries in all")
 }

@@ -169,7 +169,17 @@ type partialFile struct {
 
 // Load reads and validates a pack. It collects every problem it can
 // find rather than stopping at the first, so lint can list them all.
+// A pack over MaxPackBytes or MaxPackEntries is refused whole.
 func Load(fsys fs.FS) (*Pack, diag.ErrorList) {
+	budget := newBudgetFS(fsys)
+	p, errs := load(budget)
+	if err := budget.spent(); err != nil { // what else went wrong may follow from it
+		return nil, diag.ErrorList{{Phase: diag.PhaseManifest, Err: err}}
+	}
+	return p, errs
+}
+
+func load(fsys fs.FS) (*Pack, diag.ErrorList) {
 	var errs diag.ErrorList
 	p := &Pack{Sections: map[string]*Section{}, Harnesses: map[string]*Harness{}, broken: map[string]bool{}}
 
