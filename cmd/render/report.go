@@ -97,9 +97,11 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var out string
 	var format *string
 	var ro reportFlags
+	var flagSet *flag.FlagSet
 	flags := func(fs *flag.FlagSet) {
 		ro.register(htmlFlags(&out))(fs)
 		format = formatFlag(fs)
+		flagSet = fs
 	}
 	res, tok, err := renderFor("report", args, stdin, stdout, stderr, flags, func(rest []string) error {
 		if len(rest) > 0 {
@@ -122,6 +124,8 @@ func cmdReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return &usageError{fmt.Sprintf("unexpected argument %s", echo.Quote(rest[1]))}
 		case out != "" && view != "html":
 			return &usageError{fmt.Sprintf("-o applies to report html only; report %s prints to stdout", view)}
+		case *format == "text" && setFlags(flagSet)["format"] && view != "list" && view != "detail":
+			return &usageError{fmt.Sprintf("report %s -format text: the %s view has no text form", view, view)}
 		}
 		return nil
 	})

@@ -233,6 +233,11 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return &usageError{err.Error()}
 	}
+	// "-o" given empty is a slip (an unset variable), not a wish to print
+	// to stdout, which leaving it out says.
+	if o := fs.Lookup("o"); o != nil && setFlags(fs)["o"] && o.Value.String() == "" {
+		return &usageError{"-o needs a FILE; leave it out to print to stdout"}
+	}
 	// Parsing "--" alone leaves exactly the positional arguments in Args.
 	return fs.Parse(append([]string{"--"}, positional...))
 }

@@ -465,3 +465,27 @@ func TestPackErrorLeavesStdinUnread(t *testing.T) {
 type readCounter struct{ reads int }
 
 func (r *readCounter) Read([]byte) (int, error) { r.reads++; return 0, io.EOF }
+
+// A flag given and then ignored is refused: "-o" given empty (an unset
+// variable in a script) would print to stdout, and a text format asked
+// of a view that has none would print JSON or HTML all the same.
+func TestFlagsGivenButMeaningless(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", ""}, "-o needs a FILE; leave it out to print to stdout"},
+		{[]string{"report", "html", "-o="}, "-o needs a FILE; leave it out to print to stdout"},
+		{[]string{"report", "json", "-format", "text"}, "report json -format text: the json view has no text form"},
+		{[]string{"report", "html", "-format", "text"}, "report html -format text: the html view has no text form"},
+	} {
+		code, stdout, errOut := cli(tt.args...)
+		assert.Equal(t, 2, code, "%q", tt.args)
+		assert.Empty(t, stdout, "%q", tt.args)
+		assert.Contains(t, errOut, tt.want, "%q", tt.args)
+	}
+	for _, view := range []string{"list", "detail"} {
+		code, _, errOut := cli("report", view, "-format", "text")
+		assert.Equal(t, 0, code, "report %s -format text: %s", view, errOut)
+	}
+}
